@@ -1,0 +1,49 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: run test lint types unit chromium demo clean bench
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+# Debian's chromium for the browser tests (never `playwright install`).
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  (apt-get update -qq || sudo apt-get update -qq) && \
+	  (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium || \
+	   sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium); \
+	fi
+
+run: $(STAMP)
+	$(BIN)/domino serve
+
+demo: $(STAMP)
+	$(BIN)/domino demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+types: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+test: $(STAMP) chromium lint types unit
+
+bench: $(STAMP)
+	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/domino bench engine
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

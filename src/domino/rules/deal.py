@@ -1,0 +1,103 @@
+"""Dealing (RULES.md §4): from a seed or from an explicitly given deal.
+
+A :class:`Deal` names every tile's place: each seat's hand, the Lager in
+drawing order (``lager[0]`` is drawn first) and, with *Lager Aus*, the tiles
+out of play. Tests and records write deals by hand; :func:`shuffled_deal`
+makes one from a seeded generator.
+
+>>> d = shuffled_deal(Rules(seats=3), seed=7)
+>>> [len(h) for h in d.hands], len(d.lager), len(d.out)
+([5, 5, 5], 13, 0)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from .config import Rules
+from .errors import InvalidDealError, InvalidTileError
+from .tiles import COUNT, TILES, Tile
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    hands: tuple[tuple[Tile, ...], ...]
+    lager: tuple[Tile, ...] = ()
+    out: tuple[Tile, ...] = ()
+
+    def validate(self, rules: Rules) -> None:
+        """Raise :class:`InvalidDealError` unless this deal fits ``rules`` exactly."""
+        if len(self.hands) != rules.seats:
+            raise InvalidDealError(
+                f"The deal has {len(self.hands)} hands for {rules.seats} seats.", "deal_seats"
+            )
+        size = rules.hand_size
+        for seat, hand in enumerate(self.hands):
+            if len(hand) != size:
+                raise InvalidDealError(
+                    f"Seat {seat} holds {len(hand)} tiles; these rules deal {size}.",
+                    "deal_hand_size",
+                )
+        rest = COUNT - size * rules.seats
+        if rules.draws:
+            if self.out or len(self.lager) != rest:
+                raise InvalidDealError(
+                    f"With Lager on, the other {rest} tiles form the Lager "
+                    f"(got {len(self.lager)} in the Lager, {len(self.out)} out of play).",
+                    "deal_lager",
+                )
+        elif self.lager or len(self.out) != rest:
+            raise InvalidDealError(
+                f"Without a Lager, the other {rest} tiles are out of play "
+                f"(got {len(self.out)} out of play, {len(self.lager)} in the Lager).",
+                "deal_lager",
+            )
+        seen: set[int] = set()
+        for t in (*[t for h in self.hands for t in h], *self.lager, *self.out):
+            if t.index in seen:
+                raise InvalidDealError(f"Tile {t} appears twice in the deal.", "deal_twice")
+            seen.add(t.index)
+        if len(seen) != COUNT:
+            raise InvalidDealError("The deal does not hold all 28 tiles.", "deal_missing")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hands": [[str(t) for t in h] for h in self.hands],
+            "lager": [str(t) for t in self.lager],
+            "out": [str(t) for t in self.out],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Deal:
+        try:
+            return cls(
+                hands=tuple(tuple(Tile.parse(t) for t in h) for h in data["hands"]),
+                lager=tuple(Tile.parse(t) for t in data.get("lager", ())),
+                out=tuple(Tile.parse(t) for t in data.get("out", ())),
+            )
+        except InvalidTileError as exc:
+            raise InvalidDealError(f"Unreadable deal: {exc}", "deal_unreadable") from exc
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise InvalidDealError(
+                "A deal needs 'hands' (a list of lists of tiles like \"6|2\").", "deal_unreadable"
+            ) from exc
+
+
+def shuffled_deal(rules: Rules, seed: object = None, rng: random.Random | None = None) -> Deal:
+    """Shuffle all 28 tiles uniformly and deal them as ``rules`` say.
+
+    Either ``rng`` (used and advanced) or ``seed`` (a fresh ``random.Random``).
+    """
+    if rng is None:
+        rng = random.Random(seed)  # type: ignore[arg-type]
+    order = list(TILES)
+    rng.shuffle(order)
+    size = rules.hand_size
+    n = rules.seats
+    hands = tuple(tuple(order[i * size : (i + 1) * size]) for i in range(n))
+    rest = tuple(order[n * size :])
+    if rules.draws:
+        return Deal(hands, rest, ())
+    return Deal(hands, (), rest)

@@ -1,0 +1,125 @@
+"""Tiles of the double-six set (RULES.md §1).
+
+Tiles are interned: there are exactly 28 :class:`Tile` objects, indexed
+0..27, and every way of naming one returns the same object.
+
+>>> t = Tile.parse("2|6")
+>>> t, str(t), t.pips, t.is_double
+(Tile.parse('6|2'), '6|2', 8, False)
+>>> Tile.parse("6|2") is t
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from .errors import InvalidTileError
+
+HIGHEST: Final = 6
+COUNT: Final = 28
+
+
+class Tile:
+    """One tile ``a|b`` with ``low <= high``; ``index`` is its place in :data:`TILES`."""
+
+    __slots__ = ("high", "index", "is_double", "low", "mask", "pips")
+
+    low: int
+    high: int
+    index: int
+    pips: int
+    is_double: bool
+    mask: int
+
+    def __init__(self, low: int, high: int, index: int) -> None:
+        self.low = low
+        self.high = high
+        self.index = index
+        self.pips = low + high
+        self.is_double = low == high
+        self.mask = 1 << index
+
+    @staticmethod
+    def of(a: int, b: int) -> Tile:
+        """The tile with halves ``a`` and ``b`` in either order."""
+        if not (0 <= a <= HIGHEST and 0 <= b <= HIGHEST):
+            raise InvalidTileError(
+                f"{a}|{b} is not a tile: halves go from 0 to {HIGHEST}.", text=f"{a}|{b}"
+            )
+        return _BY_HALVES[a * 7 + b]
+
+    @staticmethod
+    def parse(text: str) -> Tile:
+        """Parse ``"6|2"`` (order of halves free, spaces allowed)."""
+        parts = text.strip().split("|") if isinstance(text, str) else []
+        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+            raise InvalidTileError(f"{text!r} is not a tile; write it like 6|2.", text=str(text))
+        return Tile.of(int(parts[0]), int(parts[1]))
+
+    def has(self, number: int) -> bool:
+        """Whether one half shows ``number``."""
+        return self.low == number or self.high == number
+
+    def other(self, number: int) -> int:
+        """The half opposite to ``number`` (which this tile must show)."""
+        return self.high if self.low == number else self.low
+
+    def __str__(self) -> str:
+        return f"{self.high}|{self.low}"
+
+    def __repr__(self) -> str:
+        return f"Tile.parse('{self.high}|{self.low}')"
+
+    def __reduce__(self) -> tuple[object, tuple[int, int]]:
+        return (Tile.of, (self.low, self.high))
+
+    def __lt__(self, other: Tile) -> bool:
+        return self.index < other.index
+
+
+def _build() -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
+    tiles: list[Tile] = []
+    for low in range(HIGHEST + 1):
+        for high in range(low, HIGHEST + 1):
+            tiles.append(Tile(low, high, len(tiles)))
+    by_halves = {}
+    for t in tiles:
+        by_halves[t.low * 7 + t.high] = t
+        by_halves[t.high * 7 + t.low] = t
+    return tuple(tiles), tuple(by_halves[i] for i in range(49))
+
+
+_BUILT = _build()
+TILES: Final[tuple[Tile, ...]] = _BUILT[0]
+_BY_HALVES: Final[tuple[Tile, ...]] = _BUILT[1]
+
+#: ``WITH[n]``: bitmask of the tiles that show ``n`` on a half.
+WITH: Final[tuple[int, ...]] = tuple(
+    sum(t.mask for t in TILES if t.has(n)) for n in range(HIGHEST + 1)
+)
+ALL_MASK: Final = (1 << COUNT) - 1
+
+
+def tiles_of(mask: int) -> tuple[Tile, ...]:
+    """The tiles of a bitmask, in index order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(TILES[low.bit_length() - 1])
+        mask ^= low
+    return tuple(out)
+
+
+def mask_of(tiles: Iterable[Tile]) -> int:
+    """The bitmask of an iterable of tiles."""
+    m = 0
+    for t in tiles:
+        m |= t.mask
+    return m
+
+
+def pips_of(mask: int) -> int:
+    """Sum of pips of the tiles in a bitmask."""
+    return sum(t.pips for t in tiles_of(mask))
