@@ -395,8 +395,7 @@ class RoundState:
         points = [0] * rules.sides
         winner: int | None
         if rules.pairs:
-            mine = s % 2
-            team = [pips[mine] + pips[mine + 2], pips[1 - mine] + pips[3 - mine]]
+            team = [pips[0] + pips[2], pips[1] + pips[3]]  # team A, team B
             winner = _team_winner(team)
             if winner is not None:
                 points[winner] = team[1 - winner]
