@@ -1,0 +1,64 @@
+"""What every bot shares: the :class:`Bot` protocol and small view helpers.
+
+A bot is a policy: it maps a seat's :class:`~domino.rules.SeatView` (never the
+state) plus its own memory and random generator to a legal move. Bots do no
+I/O and read no clock; each owns a ``random.Random`` seeded at creation.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from domino.rules import WITH, Move, SeatView, Tile
+
+
+class Bot(Protocol):
+    """A policy for one seat; ``choose`` is only called when ``view.legal`` is non-empty."""
+
+    level: str
+
+    def choose(self, view: SeatView) -> Move:
+        """A move from ``view.legal``."""
+        ...
+
+
+def hand_mask(view: SeatView) -> int:
+    """The seat's own hand as a bitmask over ``TILES``."""
+    m = 0
+    for t in view.hand or ():
+        m |= t.mask
+    return m
+
+
+def ends_after(view: SeatView, move: Move) -> tuple[int, int, bool, bool]:
+    """Open ends ``(left, right, left_double, right_double)`` after playing ``move``."""
+    t = move.tile
+    assert t is not None
+    left, right = view.left, view.right
+    ld, rd = view.left_double, view.right_double
+    if move.end == "R":
+        right, rd = t.other(right), t.is_double
+    else:
+        left, ld = t.other(left), t.is_double
+    return left, right, ld, rd
+
+
+def fives_after(left: int, right: int, ld: bool, rd: bool) -> int:
+    """Fünferpunkte a placement scores given the ends after it (RULES.md §8); 0 if none.
+
+    A placement always leaves at least two tiles on the table (the opening is
+    automatic), so the lone-tile case of §8 never applies to a bot's move.
+    """
+    c = left * (2 if ld else 1) + right * (2 if rd else 1)
+    return c if c and c % 5 == 0 else 0
+
+
+def fits(mask: int, left: int, right: int) -> int:
+    """The tiles of ``mask`` that fit an end showing ``left`` or ``right``."""
+    return mask & (WITH[left] | WITH[right])
+
+
+def tile_of(move: Move) -> Tile:
+    """The tile a play move places (asserts it is a play)."""
+    assert move.tile is not None
+    return move.tile
