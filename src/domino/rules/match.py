@@ -61,6 +61,7 @@ class MatchState:
         self.seed = seed
         self.deals: list[Deal] = []
         self.results: list[RoundResult] = []
+        self.rounds: list[RoundState] = []  # every round's state, for records and replays
         self.finished_reason: str | None = None
         self.round: RoundState
         if auto or deal is not None:
@@ -84,6 +85,7 @@ class MatchState:
             deal = self.deal_for(self.round_no + 1)
         self.round = RoundState.start(self.rules, deal)
         self.deals.append(deal)
+        self.rounds.append(self.round)
         if self.round.result is not None:
             self.results.append(self.round.result)
         return self.round
