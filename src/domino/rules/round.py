@@ -206,13 +206,9 @@ class RoundState:
 
     # -- opening -------------------------------------------------------------
     def _open(self) -> None:
-        best: Tile | None = None
-        seat = 0
-        for s, h in enumerate(self.hands):
-            for t in tiles_of(h):
-                if best is None or _opening_key(t) > _opening_key(best):
-                    best, seat = t, s
-        assert best is not None
+        held = self.held
+        best = next(t for t in _OPENING_ORDER if held & t.mask)
+        seat = next(i for i, h in enumerate(self.hands) if h & best.mask)
         self.opener = seat
         self.turn = seat
         self.hands[seat] &= ~best.mask
@@ -318,59 +314,85 @@ class RoundState:
         return True
 
     def apply(self, move: Move, seat: int | None = None) -> Event:
-        """Verify and make ``move`` for the seat to move; return the logged event."""
-        self.verify(move, seat)
+        """Verify and make ``move`` for the seat to move; return the logged event.
+
+        The checks are inlined for the common legal case (this is the engine's
+        hot path); any doubt falls back to :meth:`verify`, which raises the
+        specific error.
+        """
         s = self.turn
+        if self.result is not None or (seat is not None and seat != s):
+            self.verify(move, seat)
         kind = move.kind
+        left = self.left
+        right = self.right
+        hand = self.hands[s]
         if kind == PLAY:
             t = move.tile
             assert t is not None
-            return self._place(s, t, move.end == "R")
-        if kind == DRAW:
-            idx = self.lager.pop()
-            t = TILES[idx]
-            self.hands[s] |= t.mask
-            self.held |= t.mask
-            self.drew += 1
-            ev = Event(s, DRAW, t, None, (self.left, self.right))
+            if move.end == "R":
+                if not (hand & t.mask and (t.low == right or t.high == right)):
+                    self.verify(move, seat)
+                b = t.high if t.low == right else t.low
+                self.right = b
+                self.right_double = t.is_double
+                self.line.append((t, right, b))
+                end = "R"
+            else:
+                if not (hand & t.mask and (t.low == left or t.high == left)):
+                    self.verify(move, seat)
+                b = t.high if t.low == left else t.low
+                self.left = b
+                self.left_double = t.is_double
+                self.line.appendleft((t, b, left))
+                end = "L"
+            hand &= ~t.mask
+            self.hands[s] = hand
+            self.held &= ~t.mask
+            fives = 0
+            if self.rules.fives:
+                c = self.left * (2 if self.left_double else 1) + self.right * (
+                    2 if self.right_double else 1
+                )
+                if c and c % 5 == 0:
+                    fives = c
+                    self.side_fives[self.rules.side_of(s)] += c
+            ev = Event(s, PLAY, t, end, (left, right), fives)
             self.log.append(ev)
-            if t.has(self.left) or t.has(self.right):
-                self.drawn_fit = True
-            elif not (self.lager or self.held & (WITH[self.left] | WITH[self.right])):
+            if not hand:
+                self._finish_domino(s)
+            elif not (self.held & (WITH[self.left] | WITH[self.right])) and not (
+                self.lager and self.rules.draws
+            ):
                 self._finish_blocked()
+            else:
+                self.turn = (s + 1) % self.n
+                self.drew = 0
+                self.drawn_fit = False
             return ev
-        ev = Event(s, PASS, None, None, (self.left, self.right))
+        fit = WITH[left] | WITH[right]
+        if kind == PASS:
+            if hand & fit:
+                if not self.drawn_fit:
+                    self.verify(move, seat)
+            elif self.lager and self.rules.draws:
+                self.verify(move, seat)
+            ev = Event(s, PASS, None, None, (left, right))
+            self.log.append(ev)
+            self._next_turn()
+            return ev
+        if hand & fit or not self.lager or not self.rules.draws:
+            self.verify(move, seat)
+        t = TILES[self.lager.pop()]
+        self.hands[s] = hand | t.mask
+        self.held |= t.mask
+        self.drew += 1
+        ev = Event(s, DRAW, t, None, (left, right))
         self.log.append(ev)
-        self._next_turn()
-        return ev
-
-    def _place(self, s: int, t: Tile, right: bool) -> Event:
-        ends = (self.left, self.right)
-        if right:
-            a = self.right
-            b = t.high if t.low == a else t.low
-            self.right = b
-            self.right_double = t.is_double
-            self.line.append((t, a, b))
-        else:
-            a = self.left
-            b = t.high if t.low == a else t.low
-            self.left = b
-            self.left_double = t.is_double
-            self.line.appendleft((t, b, a))
-        self.hands[s] &= ~t.mask
-        self.held &= ~t.mask
-        fives = 0
-        if self.rules.fives:
-            c = self.left * (2 if self.left_double else 1) + self.right * (
-                2 if self.right_double else 1
-            )
-            if c and c % 5 == 0:
-                fives = c
-                self.side_fives[self.rules.side_of(s)] += c
-        ev = Event(s, PLAY, t, "R" if right else "L", ends, fives)
-        self.log.append(ev)
-        self._after_place(s)
+        if t.mask & fit:
+            self.drawn_fit = True
+        elif not (self.lager or self.held & fit):
+            self._finish_blocked()
         return ev
 
     def _after_place(self, s: int) -> None:
@@ -451,3 +473,7 @@ def _team_winner(team: list[int]) -> int | None:
 def _opening_key(t: Tile) -> tuple[int, int, int]:
     # Doubles first (highest), then most pips, then the higher half (§5).
     return (1 if t.is_double else 0, t.pips, t.high)
+
+
+#: Every tile, the one that opens first (§5) first.
+_OPENING_ORDER: Final = tuple(sorted(TILES, key=_opening_key, reverse=True))
