@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Final
 
 from .base import Bot
+from .profi import Profi
 from .simple import Anfaenger, Fortgeschritten, auto_move
 
 LEVELS: Final = ("anfaenger", "fortgeschritten", "profi", "meister")
@@ -40,10 +41,12 @@ def make_bot(level: str, seed: object = None) -> Bot:
         return Anfaenger(seed)
     if level == "fortgeschritten":
         return Fortgeschritten(seed)
-    if level in ("profi", "meister"):
-        # Interim: the searching levels follow in the next commits; until then
-        # they play Fortgeschritten's policy so callers can build against the API.
-        bot = Fortgeschritten(seed)
+    if level == "profi":
+        return Profi(seed)
+    if level == "meister":
+        # Interim: the searching level follows in the next commit; until then it
+        # plays Profi's policy so callers can build against the API.
+        bot = Profi(seed)
         bot.level = level
         return bot
     raise ValueError(f"Unknown bot level {level!r}; choose one of {', '.join(LEVELS)}.")

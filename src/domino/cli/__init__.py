@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("demo",)
+COMMANDS = ("demo", "arena")
 
 
 def build_parser() -> argparse.ArgumentParser:
