@@ -1,0 +1,64 @@
+"""The ``state`` message one audience receives (documented in docs/match-state.md).
+
+Built only from the engine's :func:`~domino.rules.view` for that audience plus
+public seat, clock and standings information: no seed, no Lager order, no
+other hand before the round's reveal, never the *Lager Aus* leftovers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from domino.rules import view
+
+if TYPE_CHECKING:
+    from .table import Table
+
+
+def _ms(seconds: float | None) -> int | None:
+    return None if seconds is None else round(seconds * 1000)
+
+
+def build(
+    table: Table, audience: int | None, now: float, events: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The full ``state`` message for ``audience`` (a seat, or ``None`` for spectators)."""
+    m = table.match
+    assert m is not None
+    rules = table.rules
+    v = view(m, audience)
+    vd = v.to_dict()
+    vd["history"] = [e.to_dict() for e in v.history]
+    running = not table.finished and not m.round.over
+    if not running:
+        # A match ended early (everyone left) stops mid-round: nobody may move.
+        vd["legal"] = []
+    seats = range(rules.seats)
+    return {
+        "type": "state",
+        "v": table.version,
+        "match_id": table.match_id,
+        "you": audience,
+        "phase": table.phase,
+        "rules": {**rules.to_dict(), "target_points": rules.target_points},
+        "seats": [st.to_dict(i, rules.side_of(i)) for i, st in enumerate(table.seats)],
+        "view": vd,
+        "clock": {
+            "seat": m.round.turn if running else None,
+            "turn_seconds": rules.turn_seconds,
+            "remaining_ms": _ms(table.remaining(now)),
+            "next_round_ms": _ms(table.until_next_round(now)),
+        },
+        "events": [dict(e) for e in events],
+        "standings": [
+            {
+                "side": s.side,
+                "seats": [i for i in seats if rules.side_of(i) == s.side],
+                "points": s.points,
+                "place": s.place,
+            }
+            for s in m.standings()
+        ],
+        "finished_reason": table.finished_reason,
+        "xp": None if table.xp is None else list(table.xp),
+    }

@@ -1,0 +1,483 @@
+"""One running match: seats, clocks, commands in, per-audience snapshots out.
+
+The table is event-sourced. Every accepted change becomes a log entry
+``{"v", "t", "seat", "kind", "payload"}`` and is applied by one function,
+:meth:`Table._apply`, both live and when :meth:`Table.restore` replays a log.
+Decisions that need a policy (a bot's move, the automatic moves on a timeout)
+are made *before* the entry is written and stored in its payload, so a replay
+never asks a bot again. Timers (a human's deadline, a bot's next action, the
+pause after a round) are derived from the entries' times, which makes the
+whole table a function of (rules, seats, seed, log).
+
+Nothing here reads a clock or sleeps: the caller passes ``now`` and calls
+:meth:`Table.advance` at :meth:`Table.next_wakeup`.
+
+>>> from domino.rules import Rules
+>>> t = Table("m1", Rules(seats=2), [SeatSpec("bot", "A", "anfaenger"),
+...                                 SeatSpec("bot", "B", "anfaenger")], seed="doc", now=0.0)
+>>> while not t.finished:
+...     _ = t.advance(t.next_wakeup() or 0.0)
+>>> t.log[-1]["kind"]
+'end'
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Sequence
+from typing import Any, Final
+
+from domino.bots import auto_move, make_bot
+from domino.i18n import t as _t
+from domino.rules import MatchState, Move, PublicEvent, Rules, RulesError, view
+
+from . import snapshot as snap
+from .model import (
+    BACK,
+    BOT_MOVE,
+    END,
+    LEAVE,
+    MATCH_OVER,
+    MOVE,
+    PLAYING,
+    ROUND,
+    ROUND_OVER,
+    START,
+    TIMEOUT,
+    Outcome,
+    SeatSpec,
+    SeatState,
+    Timing,
+)
+from .xp import match_xp
+
+ABANDONED: Final = "abandoned"
+#: Expired turns in a row after which a bot stands in (RULES.md §10).
+EXPIRIES_FOR_STANDIN: Final = 2
+
+
+class RestoreError(ValueError):
+    """A log that cannot be replayed onto these rules, seats and seed."""
+
+
+class CommandError(Exception):
+    """A refused command: ``code`` is a catalogue key, ``params`` fill its text."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+class Table:
+    """One match in progress; see the module docstring and docs/match-state.md."""
+
+    def __init__(
+        self,
+        match_id: str,
+        rules: Rules,
+        seats: Sequence[SeatSpec],
+        seed: str,
+        now: float,
+        *,
+        timing: Timing | None = None,
+    ) -> None:
+        self._setup(match_id, rules, seats, seed, timing or Timing(), connected=True)
+        self._record(START, None, {"round": 1}, now)
+        # The first messages are plain snapshots (see snapshots()); nothing to announce.
+        self._events.clear()
+
+    def _setup(
+        self,
+        match_id: str,
+        rules: Rules,
+        seats: Sequence[SeatSpec],
+        seed: str,
+        timing: Timing,
+        *,
+        connected: bool,
+    ) -> None:
+        if len(seats) != rules.seats:
+            raise ValueError(f"{len(seats)} seat specs for {rules.seats} seats.")
+        self.match_id = match_id
+        self.rules = rules
+        self.seed = seed
+        self.timing = timing
+        # Humans come from the lobby connected; after a restore nobody is until
+        # the server says so.
+        self.seats = [
+            SeatState(spec, connected=connected or spec.kind != "human") for spec in seats
+        ]
+        self.log: list[dict[str, Any]] = []
+        self.finished = False
+        self.xp: list[int | None] | None = None
+        self.match: MatchState | None = None
+        # Timers: at most one matters at a time (see next_wakeup).
+        self._deadline: float | None = None  # the human to move must have moved by then
+        self._bot_due: float | None = None  # a bot moves for the seat to move then
+        self._pause_due: float | None = None  # the next round starts then
+        self._turn_key: tuple[int, int] | None = None
+        # Public events not yet sent, and how far the round's log has been read.
+        self._events: list[dict[str, Any]] = []
+        self._seen: tuple[int, int] = (0, 0)
+
+    # -- public API ------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        """The number of accepted log entries; every message carries it as ``v``."""
+        return len(self.log)
+
+    @property
+    def phase(self) -> str:
+        """``playing``, ``round_over`` (the pause between rounds) or ``match_over``."""
+        if self.finished:
+            return MATCH_OVER
+        return ROUND_OVER if self._m.round.over else PLAYING
+
+    @property
+    def finished_reason(self) -> str | None:
+        return self._m.finished_reason if self.finished else None
+
+    def command(self, seat: int, msg: dict[str, Any], now: float) -> Outcome:
+        """Handle a message from ``seat``'s client: move, back ("Ich bin wieder da") or leave."""
+        out = Outcome()
+        self._fire_due(now, out)
+        try:
+            self._command(seat, msg, now, out)
+        except CommandError as exc:
+            out.error = self._error(exc.code, exc.params)
+        except RulesError as exc:
+            out.error = self._error(exc.code, exc.params)
+        return self._finish(out, now)
+
+    def set_connected(self, seat: int, connected: bool, now: float) -> Outcome:
+        """Note that ``seat``'s client came or went; the seat and its clock stay as they are.
+
+        Connections are not logged: they change nothing in the game, and after a
+        restore every client has to connect again anyway.
+        """
+        out = Outcome()
+        self._fire_due(now, out)
+        st = self.seats[seat]
+        if st.spec.kind == "human" and st.connected != connected:
+            st.connected = connected
+            self._events.append(
+                {"kind": "connected" if connected else "disconnected", "seat": seat}
+            )
+        return self._finish(out, now)
+
+    def advance(self, now: float) -> Outcome:
+        """Fire everything due by ``now``: bot moves, timeouts, stand-ins, the next round.
+
+        Each timer fires at its own due time (the entries carry that time), so the
+        log does not depend on how late the caller wakes up.
+        """
+        out = Outcome()
+        self._fire_due(now, out)
+        return self._finish(out, now)
+
+    def next_wakeup(self) -> float | None:
+        """When :meth:`advance` has something to do, or ``None`` (match over)."""
+        if self.finished:
+            return None
+        if self._m.round.over:
+            return self._pause_due
+        if self.seats[self._m.round.turn].bot_level is not None:
+            return self._bot_due
+        return self._deadline
+
+    def snapshot(self, audience: int | None, now: float) -> dict[str, Any]:
+        """The full state message for a seat (or ``None``: a spectator), without events."""
+        return snap.build(self, audience, now, [])
+
+    def snapshots(self, now: float) -> list[tuple[int | None, dict[str, Any]]]:
+        """A snapshot for every audience: each seat, then the spectators."""
+        return [(a, self.snapshot(a, now)) for a in self._audiences()]
+
+    def remaining(self, now: float) -> float | None:
+        """Seconds left on the running human clock, or ``None`` when no human clock runs."""
+        if self.finished or self._m.round.over or self._deadline is None:
+            return None
+        if self.seats[self._m.round.turn].bot_level is not None:
+            return None
+        return max(0.0, self._deadline - now)
+
+    def until_next_round(self, now: float) -> float | None:
+        """Seconds until the next round starts by itself (``round_over`` phase only)."""
+        if self.finished or self._pause_due is None or not self._m.round.over:
+            return None
+        return max(0.0, self._pause_due - now)
+
+    @classmethod
+    def restore(
+        cls,
+        match_id: str,
+        rules: Rules,
+        seats: Sequence[SeatSpec],
+        seed: str,
+        log: Sequence[dict[str, Any]],
+        now: float,
+        timing: Timing | None = None,
+    ) -> Table:
+        """Rebuild a table by replaying ``log``; re-arm its timers relative to ``now``.
+
+        A human's clock gets the time it had left at the last entry plus
+        ``timing.grace``; a bot's next move and the pause between rounds keep
+        their remaining time. Bots are not asked again: their moves are in the log.
+        """
+        self = cls.__new__(cls)
+        self._setup(match_id, rules, seats, seed, timing or Timing(), connected=False)
+        if not log or log[0].get("kind") != START:
+            raise RestoreError("A table log begins with its start entry.")
+        for i, entry in enumerate(log):
+            if entry.get("v") != i + 1:
+                raise RestoreError(f"Entry {i} has version {entry.get('v')}, expected {i + 1}.")
+            try:
+                self._apply(dict(entry))
+            except (RulesError, KeyError, TypeError, ValueError) as exc:
+                raise RestoreError(f"Entry {i + 1} cannot be replayed: {exc}") from exc
+        self._events.clear()
+        shift = now - float(log[-1]["t"])
+        if self._deadline is not None:
+            self._deadline += shift + self.timing.grace
+        if self._bot_due is not None:
+            self._bot_due += shift
+        if self._pause_due is not None:
+            self._pause_due += shift
+        return self
+
+    # -- commands --------------------------------------------------------------
+    def _command(self, seat: int, msg: dict[str, Any], now: float, out: Outcome) -> None:
+        if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise CommandError("bad_seat")
+        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+            raise CommandError("bad_message", detail="type")
+        kind = msg["type"]
+        if kind not in ("move", "back", "leave"):
+            raise CommandError("unknown_type", type=kind)
+        st = self.seats[seat]
+        if st.spec.kind != "human":
+            raise CommandError("not_seated")
+        if self.finished:
+            raise CommandError("match_over")
+        if st.left:
+            raise CommandError("left_match")
+        if kind == "leave":
+            self._record(LEAVE, seat, {}, now, out)
+            if not any(s.human for s in self.seats):
+                self._record(END, None, {"reason": ABANDONED}, now, out)
+            return
+        seen = msg.get("v")
+        text = msg.get("move")
+        if kind == "move" and (
+            not isinstance(seen, int) or isinstance(seen, bool) or not isinstance(text, str)
+        ):
+            raise CommandError("bad_message", detail="move, v")
+        version = self.version
+        # Any action of the player ends a stand-in, even a move that is then refused.
+        if st.standin:
+            self._record(BACK, seat, {}, now, out)
+        if kind == "back":
+            return
+        assert isinstance(text, str)
+        if seen != version:
+            raise CommandError("stale_version")
+        move = Move.parse(text)
+        self._m.round.verify(move, seat)
+        self._record(MOVE, seat, {"move": str(move)}, now, out)
+
+    # -- timers ----------------------------------------------------------------
+    def _fire_due(self, now: float, out: Outcome) -> None:
+        while (due := self.next_wakeup()) is not None and due <= now:
+            self._fire(due, out)
+
+    def _fire(self, t: float, out: Outcome) -> None:
+        m = self._m
+        if m.round.over:
+            self._record(ROUND, None, {"round": m.round_no + 1}, t, out)
+            return
+        s = m.round.turn
+        level = self.seats[s].bot_level
+        if level is not None:
+            bot = make_bot(level, f"{self.seed}|bot|{s}|{self.version}")
+            move = bot.choose(view(m, s))
+            self._record(BOT_MOVE, s, {"move": str(move)}, t, out)
+            return
+        # The human's turn ran out: Fortgeschritten's choice, drawing until a tile
+        # fits, all within this one turn (RULES.md §10). Worked out on a copy so the
+        # moves can be logged first and then applied like any entry.
+        trial = copy.deepcopy(m.round)
+        moves: list[str] = []
+        while not trial.over and trial.turn == s:
+            mv = auto_move(view(trial, s))
+            trial.apply(mv, s)
+            moves.append(str(mv))
+        standin = self.seats[s].expired + 1 >= EXPIRIES_FOR_STANDIN
+        self._record(TIMEOUT, s, {"moves": moves, "standin": standin}, t, out)
+
+    # -- the log ---------------------------------------------------------------
+    def _record(
+        self,
+        kind: str,
+        seat: int | None,
+        payload: dict[str, Any],
+        t: float,
+        out: Outcome | None = None,
+    ) -> None:
+        entry = {"v": self.version + 1, "t": t, "seat": seat, "kind": kind, "payload": payload}
+        self._apply(entry)
+        if out is not None:
+            out.entries.append(entry)
+        # The match ends right after the round that decides it (RULES.md §9).
+        if kind != END and not self.finished and self._m.round.over and self._m.over:
+            self._record(END, None, {"reason": self._m.finished_reason}, t, out)
+
+    def _apply(self, e: dict[str, Any]) -> None:
+        """Apply one entry to the state; the same code runs live and on replay."""
+        kind, seat, payload, t = e["kind"], e["seat"], e["payload"], float(e["t"])
+        if self.finished:
+            raise RestoreError("Nothing happens after the match's end.")
+        if kind == START:
+            if self.match is not None:
+                raise RestoreError("The match has started already.")
+            self.match = MatchState(self.rules, seed=self.seed)
+        elif self.match is None:
+            raise RestoreError("The log does not begin with the start entry.")
+        elif kind in (MOVE, BOT_MOVE):
+            self._m.apply(Move.parse(payload["move"]), seat)
+            if kind == MOVE:
+                self.seats[seat].expired = 0
+        elif kind == TIMEOUT:
+            self._events.append({"kind": "timeout", "seat": seat})
+            for text in payload["moves"]:
+                self._m.apply(Move.parse(text), seat)
+            st = self.seats[seat]
+            st.expired += 1
+            if payload.get("standin") and not st.standin:
+                st.standin = True
+                self._events.append({"kind": "standin", "seat": seat})
+        elif kind == BACK:
+            st = self.seats[seat]
+            st.standin = False
+            st.expired = 0
+            self._events.append({"kind": "back", "seat": seat})
+            if not self._m.round.over and self._m.round.turn == seat:
+                self._deadline = None  # a fresh turn clock for the returning player
+        elif kind == LEAVE:
+            st = self.seats[seat]
+            st.left = True
+            st.standin = False
+            self._events.append({"kind": "leave", "seat": seat})
+        elif kind == ROUND:
+            if payload["round"] != self._m.round_no + 1:
+                raise RestoreError(f"Round {payload['round']} does not follow.")
+            self._m.start_round()
+        elif kind == END:
+            reason = payload["reason"]
+            if reason == ABANDONED:
+                self._m.end_now()
+            elif not (self._m.round.over and self._m.over):
+                raise RestoreError("The log ends a match that is not over.")
+            self.finished = True
+            self.xp = self._xp()
+            self._collect_events()
+            self._events.append({"kind": "match_end", "reason": self._m.finished_reason})
+        else:
+            raise RestoreError(f"Unknown entry kind {kind!r}.")
+        if kind != END:
+            self._collect_events()
+        self.log.append(e)
+        self._rearm(t)
+
+    def _rearm(self, t: float) -> None:
+        """Set the timer that matters after a change at time ``t``."""
+        m = self._m
+        if self.finished:
+            self._deadline = self._bot_due = self._pause_due = None
+            return
+        if m.round.over:
+            if self._pause_due is None:
+                self._pause_due = t + self.timing.round_pause
+            self._deadline = self._bot_due = None
+            self._turn_key = None
+            return
+        self._pause_due = None
+        s = m.round.turn
+        key = (m.round_no, s)
+        new_turn = key != self._turn_key
+        self._turn_key = key
+        if self.seats[s].bot_level is not None:
+            # Seeded by the version, so a replay draws the same delays.
+            rng = random.Random(f"{self.seed}|delay|{self.version}")
+            first = new_turn or self._bot_due is None
+            lo, hi = self.timing.bot_delay if first else self.timing.bot_step_delay
+            self._bot_due = t + rng.uniform(lo, hi)
+            self._deadline = None
+        else:
+            self._bot_due = None
+            if new_turn or self._deadline is None:
+                self._deadline = t + self.rules.turn_seconds
+
+    # -- events and messages ---------------------------------------------------
+    def _collect_events(self) -> None:
+        """Turn the engine's new log events into public events (draws merged)."""
+        m = self._m
+        rnd_no, start = self._seen
+        if rnd_no != m.round_no:
+            if not m.round.log or m.round.log[0].kind != "open":
+                raise AssertionError("A round's log starts with its opening.")
+            self._events.append({"kind": "round_start", "round": m.round_no})
+            start = 0
+        for ev in m.round.log[start:]:
+            pub = PublicEvent.of(ev).to_dict()
+            last = self._events[-1] if self._events else None
+            if pub["kind"] == "draw":
+                if last is not None and last["kind"] == "draw" and last["seat"] == pub["seat"]:
+                    last["count"] += 1
+                    continue
+                pub["count"] = 1
+            self._events.append(pub)
+        self._seen = (m.round_no, len(m.round.log))
+        res = m.round.result
+        if res is not None and start < len(m.round.log):
+            self._events.append(
+                {
+                    "kind": "round_end",
+                    "round": m.round_no,
+                    "reason": res.reason,
+                    "winner": res.winner,
+                    "points": list(res.points),
+                }
+            )
+
+    def _finish(self, out: Outcome, now: float) -> Outcome:
+        if self._events:
+            events, self._events = self._events, []
+            out.messages = [(a, snap.build(self, a, now, events)) for a in self._audiences()]
+        if any(e["kind"] == END for e in out.entries):
+            out.finished = True
+            out.xp = self.xp
+        return out
+
+    def _audiences(self) -> list[int | None]:
+        return [*range(len(self.seats)), None]
+
+    def _error(self, code: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "error", "code": code, "message": _t(code, **params), "v": self.version}
+
+    def _xp(self) -> list[int | None]:
+        """XP per seat at the match's end (RULES.md §12): humans seated at the end only."""
+        places = [s.place for s in self._m.standings()]
+        return [
+            match_xp(self._m.place_of_seat(i), places) if st.human else None
+            for i, st in enumerate(self.seats)
+        ]
+
+    @property
+    def _m(self) -> MatchState:
+        assert self.match is not None
+        return self.match
+
+
+__all__ = ["CommandError", "RestoreError", "Table"]
