@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("demo", "arena")
+COMMANDS = ("demo", "bench", "arena")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -27,7 +27,7 @@ from .config import Rules
 from .deal import Deal
 from .errors import IllegalMoveError, NotYourTurnError, RoundOverError
 from .moves import DRAW, DRAW_MOVE, MOVES, PASS, PASS_MOVE, PLAY, Move
-from .tiles import TILES, WITH, Tile, mask_of, tiles_of
+from .tiles import TILES, WITH, Tile, mask_of, pips_of, tiles_of
 
 OPEN: Final = "open"
 DOMINO: Final = "domino"
@@ -252,7 +252,7 @@ class RoundState:
         return tiles_of(self.hands[seat])
 
     def pips(self, seat: int) -> int:
-        return sum(t.pips for t in tiles_of(self.hands[seat]))
+        return pips_of(self.hands[seat])
 
     def line_text(self) -> str:
         """The line of play left to right, halves as they lie (``3|6 6|6 6|2``)."""

@@ -120,6 +120,13 @@ def mask_of(tiles: Iterable[Tile]) -> int:
     return m
 
 
+_PIPS7: Final = tuple(
+    tuple(sum(TILES[base + i].pips for i in range(7) if chunk >> i & 1) for chunk in range(128))
+    for base in (0, 7, 14, 21)
+)
+
+
 def pips_of(mask: int) -> int:
-    """Sum of pips of the tiles in a bitmask."""
-    return sum(t.pips for t in tiles_of(mask))
+    """Sum of pips of the tiles in a bitmask (four table look-ups)."""
+    p = _PIPS7
+    return p[0][mask & 127] + p[1][mask >> 7 & 127] + p[2][mask >> 14 & 127] + p[3][mask >> 21]
