@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Final
 
 from .base import Bot
+from .meister import Meister
 from .profi import Profi
 from .simple import Anfaenger, Fortgeschritten, auto_move
 
@@ -44,11 +45,7 @@ def make_bot(level: str, seed: object = None) -> Bot:
     if level == "profi":
         return Profi(seed)
     if level == "meister":
-        # Interim: the searching level follows in the next commit; until then it
-        # plays Profi's policy so callers can build against the API.
-        bot = Profi(seed)
-        bot.level = level
-        return bot
+        return Meister(seed)
     raise ValueError(f"Unknown bot level {level!r}; choose one of {', '.join(LEVELS)}.")
 
 

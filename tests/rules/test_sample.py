@@ -1,0 +1,93 @@
+"""domino.rules.sample: hypothetical rounds agree with the engine."""
+
+import random
+
+import pytest
+
+from domino.rules import MOVES, PASS_MOVE, MatchState, Mode, RoundState, Rules, view
+from domino.rules.sample import Hypothesis, check, determinize, greedy, playout
+
+CONFIGS = [
+    Rules.preset(Mode.KLASSISCH, 2),
+    Rules.preset(Mode.BLITZ, 3),
+    Rules.preset(Mode.ZUGEMAUERT, 3),
+    Rules.preset(Mode.FUENFERFIEBER, 4),
+    Rules.preset(Mode.KLASSISCH, 4, pairs=True),
+    Rules.preset(Mode.FUENFERFIEBER, 4, pairs=True),
+]
+
+
+def _truth(r: RoundState) -> Hypothesis:
+    return Hypothesis(tuple(r.hands), tuple(r.lager), r.out)
+
+
+def _positions(rules: Rules, seed: int):  # type: ignore[no-untyped-def]
+    """(round, view of the seat to move) at random moments of random rounds."""
+    rng = random.Random(seed)
+    for k in range(40):
+        r = MatchState(rules, seed=f"sample/{seed}/{k}").round
+        stop = rng.randrange(0, 30)
+        while not r.over and stop:
+            r.apply(rng.choice(r.legal_moves()))
+            stop -= 1
+        if not r.over:
+            yield r, view(r, r.turn)
+
+
+def _engine_playout(r: RoundState, first_index: int) -> tuple[int, ...]:
+    before = list(r.side_fives)
+    r.apply(MOVES[first_index])
+    while not r.over:
+        legal = r.legal_moves()
+        plays = [m for m in legal if m.is_play]
+        if plays:
+            idx = greedy(r.hands[r.turn], r.left, r.right, r.left_double, r.right_double,
+                         r.rules.fives)
+            move = MOVES[idx]
+            assert move in plays
+        else:
+            move = legal[0]
+            assert move is not PASS_MOVE or len(legal) == 1
+        r.apply(move)
+    assert r.result is not None
+    return tuple(p + f - b for p, f, b in zip(r.result.points, r.result.fives, before,
+                                             strict=True))
+
+
+@pytest.mark.parametrize("k", range(len(CONFIGS)))
+def test_playout_matches_the_engine_playing_the_same_moves(k: int) -> None:
+    rules = CONFIGS[k]
+    n = 0
+    for r, v in _positions(rules, k):
+        hyp = _truth(r)
+        check(v, hyp)
+        for first in v.legal:
+            if first is PASS_MOVE and len(v.legal) > 1:
+                continue
+            expect = _engine_playout(determinize(v, hyp), first.index)
+            assert playout(v, hyp, first) == expect
+            n += 1
+    assert n > 20
+
+
+def test_determinize_reproduces_the_view() -> None:
+    for rules in CONFIGS:
+        for r, v in _positions(rules, 99):
+            d = determinize(v, _truth(r))
+            w = view(d, v.seat)
+            assert (w.hand, w.left, w.right, w.lager_count, w.hand_counts, w.legal, w.drew) == (
+                v.hand, v.left, v.right, v.lager_count, v.hand_counts, v.legal, v.drew)
+
+
+def test_check_refuses_a_guess_that_contradicts_the_view() -> None:
+    r, v = next(_positions(Rules(seats=2), 3))
+    hyp = _truth(r)
+    other = 1 - r.turn
+    with pytest.raises(ValueError):
+        check(v, Hypothesis(hyp.hands[::-1], hyp.lager, hyp.out))
+    if hyp.lager:
+        # one Lager tile into the other hand: the hand size no longer agrees
+        moved = list(hyp.hands)
+        moved[other] |= 1 << hyp.lager[0]
+        with pytest.raises(ValueError):
+            check(v, Hypothesis(tuple(moved), hyp.lager[1:], hyp.out))
