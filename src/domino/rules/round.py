@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from .config import Rules
 from .deal import Deal
@@ -34,30 +34,21 @@ DOMINO: Final = "domino"
 BLOCKED: Final = "blocked"
 
 
-class Event:
+class Event(NamedTuple):
     """One entry of the round's log (private: a draw names the tile drawn).
 
     ``ends`` are the open ends before the action (``None`` before the opening);
-    ``fives`` the points scored at once under Fünferpunkte (§8).
+    ``fives`` the points scored at once under Fünferpunkte (§8). A named tuple
+    because the hot path builds one per move with the C-level tuple
+    constructor (:data:`_new_event`).
     """
 
-    __slots__ = ("end", "ends", "fives", "kind", "seat", "tile")
-
-    def __init__(
-        self,
-        seat: int,
-        kind: str,
-        tile: Tile | None,
-        end: str | None,
-        ends: tuple[int, int] | None,
-        fives: int = 0,
-    ) -> None:
-        self.seat = seat
-        self.kind = kind
-        self.tile = tile
-        self.end = end
-        self.ends = ends
-        self.fives = fives
+    seat: int
+    kind: str
+    tile: Tile | None
+    end: str | None
+    ends: tuple[int, int] | None
+    fives: int = 0
 
     @property
     def move(self) -> Move | None:
@@ -71,8 +62,9 @@ class Event:
             return PASS_MOVE
         return None
 
-    def __repr__(self) -> str:
-        return f"Event({self.seat}, {self.kind!r}, {self.tile}, {self.end}, fives={self.fives})"
+
+
+_new_event = tuple.__new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +234,7 @@ class RoundState:
         left, right = self.left, self.right
         m = self.hands[self.turn] & (WITH[left] | WITH[right])
         if m:
-            plays = _plays(m, left, right)
+            plays = _LEGAL_CACHE.get((m * 7 + left) * 7 + right) or _plays(m, left, right)
             return (*plays, PASS_MOVE) if self.drawn_fit else plays
         if self.lager and self.rules.draws:
             return (DRAW_MOVE,)
@@ -357,7 +349,7 @@ class RoundState:
                 if c and c % 5 == 0:
                     fives = c
                     self.side_fives[self.rules.side_of(s)] += c
-            ev = Event(s, PLAY, t, end, (left, right), fives)
+            ev = _new_event(Event, (s, PLAY, t, end, (left, right), fives))
             self.log.append(ev)
             if not hand:
                 self._finish_domino(s)
@@ -377,7 +369,7 @@ class RoundState:
                     self.verify(move, seat)
             elif self.lager and self.rules.draws:
                 self.verify(move, seat)
-            ev = Event(s, PASS, None, None, (left, right))
+            ev = _new_event(Event, (s, PASS, None, None, (left, right), 0))
             self.log.append(ev)
             self._next_turn()
             return ev
@@ -387,7 +379,7 @@ class RoundState:
         self.hands[s] = hand | t.mask
         self.held |= t.mask
         self.drew += 1
-        ev = Event(s, DRAW, t, None, (left, right))
+        ev = _new_event(Event, (s, DRAW, t, None, (left, right), 0))
         self.log.append(ev)
         if t.mask & fit:
             self.drawn_fit = True
