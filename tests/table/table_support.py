@@ -103,7 +103,8 @@ def hidden_tiles(table: Table, audience: int | None) -> set[str]:
 def assert_no_leak(table: Table, audience: int | None, msg: dict[str, Any]) -> None:
     """Fail if ``msg`` names a tile its receiver may not see, the seed, or a secret key."""
     named = tile_texts(msg)
-    assert named <= allowed_tiles(table, audience), (audience, named - allowed_tiles(table, audience))
+    allowed = allowed_tiles(table, audience)
+    assert named <= allowed, (audience, named - allowed)
     assert not named & hidden_tiles(table, audience)
     assert table.seed not in json.dumps(msg, ensure_ascii=False)
     assert not keys_of(msg) & FORBIDDEN_KEYS

@@ -97,7 +97,7 @@ def test_timeout_draws_the_lager_empty_then_passes() -> None:
         table = make_table([human("A"), human("B")], seed=f"to-drawpass-{i}")
         entry: dict[str, Any] | None = None
 
-        def act(seat: int, t: Table, now: float, rng_seed: int = i) -> str | None:
+        def act(seat: int, t: Table, now: float) -> str | None:
             if stuck(t):
                 return None  # let this turn run out
             legal = t.snapshot(seat, now)["view"]["legal"]
@@ -139,6 +139,13 @@ def never_acts(seat: int) -> Callable[[int, Table, float], str | None]:
     return act
 
 
+def my_turn(seat: int) -> Callable[[Table], bool]:
+    def cond(t: Table) -> bool:
+        return t.phase == "playing" and t.match is not None and t.match.round.turn == seat
+
+    return cond
+
+
 def run_until_kind(driver: Driver, kind: str, seat: int) -> dict[str, Any]:
     while True:
         out = driver.step()
@@ -171,7 +178,7 @@ def test_two_expired_turns_in_a_row_bring_a_standin_and_back_ends_it() -> None:
     # The next turn of seat 0 is the human's again: a clock, no bot.
     driver.now = now
     driver.act = None
-    driver.run_until(lambda t: t.match is not None and t.match.round.turn == 0 and t.phase == "playing")
+    driver.run_until(my_turn(0))
     assert table.remaining(driver.now) is not None
 
 
@@ -182,7 +189,7 @@ def test_a_move_makes_the_standin_stand_down() -> None:
     run_until_kind(driver, "timeout", 0)
     assert table.seats[0].standin
     # Wait until seat 0 is to move again; the stand-in bot is about to play.
-    driver.run_until(lambda t: t.phase == "playing" and t.match is not None and t.match.round.turn == 0)
+    driver.run_until(my_turn(0))
     assert table.remaining(driver.now) is None  # no human clock while the bot stands in
     due = table.next_wakeup()
     assert due is not None
@@ -273,9 +280,7 @@ def test_when_every_human_left_the_match_ends_at_once() -> None:
     driver = Driver(table)
     for _ in range(4):
         driver.step()
-    assert [e["kind"] for e in table.command(0, {"type": "leave"}, driver.now).entries] == [
-        "leave"
-    ]
+    assert [e["kind"] for e in table.command(0, {"type": "leave"}, driver.now).entries] == ["leave"]
     out = table.command(2, {"type": "leave"}, driver.now)
     assert [e["kind"] for e in out.entries] == ["leave", "end"]
     assert out.finished and table.finished and table.finished_reason == "abandoned"

@@ -58,10 +58,8 @@ def test_whole_match_of_humans_and_bots(cfg: tuple[Mode, int, bool]) -> None:
         assert [s["place"] for s in msg["standings"]] == sorted(places)
     if pairs:
         for msg in final.values():
-            assert [sorted(s["seats"]) for s in sorted(msg["standings"], key=lambda s: s["side"])] == [
-                [0, 2],
-                [1, 3],
-            ]
+            by_side = sorted(msg["standings"], key=lambda s: s["side"])
+            assert [sorted(s["seats"]) for s in by_side] == [[0, 2], [1, 3]]
 
 
 def test_bots_never_move_instantly_and_rounds_pause() -> None:
@@ -84,7 +82,8 @@ def test_bot_delays_vary_and_are_seeded() -> None:
     def gaps(seed: str) -> list[float]:
         t = make_table([bot(), bot()], seed=seed)
         Driver(t).run()
-        return [b["t"] - a["t"] for a, b in zip(t.log, t.log[1:], strict=False) if b["kind"] == "bot"]
+        pairs = zip(t.log, t.log[1:], strict=False)
+        return [b["t"] - a["t"] for a, b in pairs if b["kind"] == "bot"]
 
     first = gaps("delay-a")
     assert len(set(first)) > 3  # a natural rhythm, not a fixed beat
