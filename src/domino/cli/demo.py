@@ -7,7 +7,8 @@ import random
 import sys
 import time
 
-from domino.rules import DOMINO, MatchState, Mode, Move, Rules, SeatView, view
+from domino.bots import LEVEL_NAMES, LEVELS, make_bot
+from domino.rules import DOMINO, MatchState, Mode, Rules, view
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,6 +18,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--paare", action="store_true", help="partnership (4 seats)")
     p.add_argument("--seed", default=None, help="deal seed (random if omitted)")
     p.add_argument("--delay", type=float, default=0.15, help="seconds between moves")
+    p.add_argument(
+        "--levels",
+        default="profi,fortgeschritten,anfaenger,meister",
+        help="bot levels by seat, comma-separated (cycled)",
+    )
     p.set_defaults(func=run)
 
 
@@ -24,9 +30,15 @@ def run(args: argparse.Namespace) -> int:
     rules = Rules.preset(args.mode, args.seats, args.paare)
     seed = args.seed if args.seed is not None else random.randrange(1 << 62)
     match = MatchState(rules, seed=seed)
-    rng = random.Random(f"demo/{seed}")
+    levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
+    for lv in levels:
+        if lv not in LEVELS:
+            print(f"unknown level {lv!r}; choose from {', '.join(LEVELS)}", file=sys.stderr)
+            return 2
+    seat_levels = [levels[i % len(levels)] for i in range(rules.seats)]
+    bots = [make_bot(lv, f"demo/{seed}/{i}") for i, lv in enumerate(seat_levels)]
     out = sys.stdout
-    names = [f"Bot {i + 1}" for i in range(rules.seats)]
+    names = [f"{LEVEL_NAMES[lv]} {i + 1}" for i, lv in enumerate(seat_levels)]
     print(f"Domino — {rules.mode.value}, {rules.seats} seats, target {rules.target_points}")
     while True:
         rnd = match.round
@@ -34,11 +46,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nRound {match.round_no}: {names[first.seat]} opens with {first.tile}")
         while not rnd.over:
             seat = rnd.turn
-            v = view(match, seat)
-            move = _choose(v, rng)
+            move = bots[seat].choose(view(match, seat))
             ev = match.apply(move, seat)
             what = {"play": f"plays {ev.tile} {ev.end}", "draw": "draws", "pass": "passes"}
-            line = f"  {names[seat]:<6} {what[ev.kind]:<12} {rnd.line_text()}"
+            line = f"  {names[seat]:<18} {what[ev.kind]:<12} {rnd.line_text()}"
             if ev.fives:
                 line += f"   +{ev.fives} (Fünferpunkte)"
             print(line, file=out, flush=True)
@@ -56,11 +67,3 @@ def run(args: argparse.Namespace) -> int:
         label = f"Team {'AB'[s.side]}" if rules.pairs else names[s.side]
         print(f"  {s.place}. {label}: {s.points}")
     return 0
-
-
-def _choose(v: SeatView, rng: random.Random) -> Move:
-    # Heaviest playable tile first; replaced by the bots package's policy.
-    plays = [m for m in v.legal if m.is_play]
-    if plays:
-        return max(plays, key=lambda m: (m.tile.pips if m.tile else 0, rng.random()))
-    return v.legal[0]
