@@ -178,8 +178,8 @@ def _count_match(
 class Bar:
     """A progress bar on stderr, redrawn at most once per percent."""
 
-    def __init__(self, stream: Any = sys.stderr, width: int = 30) -> None:
-        self.stream = stream
+    def __init__(self, stream: Any = None, width: int = 30) -> None:
+        self.stream = stream if stream is not None else sys.stderr
         self.width = width
         self.last = -1
         self.t0 = time.monotonic()
