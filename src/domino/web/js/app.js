@@ -1,0 +1,419 @@
+// The application: routes (hash based), the live connection, and the screens around the table.
+
+import { h, clear } from "./dom.js";
+import { t, loadCatalogue, lang } from "./i18n.js";
+import { api, getToken, setToken, Live } from "./net.js";
+import { TableView } from "./table.js";
+import { bindKeys, startGamepad } from "./input.js";
+import { lobbyScreen } from "./lobby.js";
+import { helpOverlay } from "./help.js";
+import { tileSvg } from "./tiles.js";
+
+const app = {
+  root: document.getElementById("app"),
+  profile: null,
+  recent: [],
+  lobby: null, // the newest {lobby, you}
+  list: { open: [], running: [] },
+  matchId: null,
+  table: null, // TableView while a match is shown
+  lastState: null,
+  status: "closed",
+  rematch: null, // rules and bots to set up again after "Nochmal"
+  listTimer: null,
+  joining: null, // the lobby code a join_lobby was sent for
+};
+
+const live = new Live(onMessage, onStatus);
+
+// ---- helpers ----------------------------------------------------------------------------------
+
+const announcer = document.getElementById("announcer");
+export function announce(text) {
+  // Clearing first makes screen readers repeat an identical sentence.
+  announcer.textContent = "";
+  setTimeout(() => (announcer.textContent = text), 30);
+}
+
+const toastEl = document.getElementById("toast");
+let toastTimer = null;
+export function toast(text) {
+  toastEl.textContent = text;
+  toastEl.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (toastEl.hidden = true), 4000);
+  announce(text);
+}
+
+function errorText(err) {
+  return err?.message || t(err?.code === "offline" ? "ui.offline" : "error.generic");
+}
+
+function route() {
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  return { name: parts[0] || "home", arg: parts[1] ? decodeURIComponent(parts[1]) : null };
+}
+
+function go(hash) {
+  if (location.hash !== hash) location.hash = hash;
+  else render();
+}
+
+export function send(msg) {
+  live.send(msg);
+}
+
+// ---- the live connection ----------------------------------------------------------------------
+
+function onStatus(status) {
+  app.status = status;
+  const bar = document.getElementById("conn");
+  bar.hidden = status === "online" || status === "closed";
+  bar.textContent = t("ui.reconnecting");
+  document.body.classList.toggle("offline", !bar.hidden);
+}
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "welcome": {
+      app.profile = msg.profile;
+      const r = route();
+      if (msg.match) {
+        app.matchId = msg.match.match;
+        go(`#/match/${encodeURIComponent(app.matchId)}`);
+      } else if (r.name === "match" && r.arg) {
+        app.matchId = r.arg;
+        send({ type: "watch", match: r.arg });
+      } else if (r.name === "lobby" && r.arg && msg.lobby !== r.arg) {
+        if (msg.lobby) send({ type: "leave_lobby" });
+        app.joining = r.arg;
+        send({ type: "join_lobby", code: r.arg });
+      } else if (msg.lobby && r.name !== "lobby") {
+        go(`#/lobby/${msg.lobby}`);
+      } else {
+        render();
+      }
+      break;
+    }
+    case "lobby":
+      app.lobby = { lobby: msg.lobby, you: msg.you };
+      maybeRematch();
+      if (route().name !== "lobby" || route().arg !== msg.lobby.code) {
+        if (route().name !== "match" || msg.lobby.status === "open") go(`#/lobby/${msg.lobby.code}`);
+      } else render();
+      break;
+    case "lobby_left":
+      app.lobby = null;
+      if (route().name === "lobby") go("#/");
+      if (msg.reason === "closed" && route().name === "lobby") toast(t("lobby_closed"));
+      break;
+    case "lobby_list":
+      app.list = { open: msg.open || [], running: msg.running || [] };
+      if (route().name === "home") render();
+      break;
+    case "match_started":
+      app.matchId = msg.match;
+      app.lastState = null;
+      go(`#/match/${encodeURIComponent(msg.match)}`);
+      break;
+    case "state":
+      if (app.matchId && (msg.match || msg.match_id) !== app.matchId) break;
+      app.matchId = msg.match || msg.match_id;
+      // A snapshot older than the one shown (a late frame) is ignored.
+      if (app.lastState && msg.v < app.lastState.v && msg.view?.round === app.lastState.view?.round) break;
+      app.lastState = msg;
+      if (route().name !== "match") go(`#/match/${encodeURIComponent(app.matchId)}`);
+      else if (!app.table) render();
+      else app.table.update(msg);
+      break;
+    case "profile":
+      app.profile = msg.profile;
+      app.table?.setProfile(msg.profile);
+      break;
+    case "error":
+      if (app.table) app.table.pending = false;
+      if (msg.code === "bad_token") {
+        setToken(null);
+        live.stop();
+        app.profile = null;
+        go("#/");
+      }
+      toast(msg.message || t("error.generic"));
+      break;
+    default:
+      break;
+  }
+}
+
+// ---- screens ----------------------------------------------------------------------------------
+
+function header() {
+  const p = app.profile;
+  return h(
+    "header.app-head",
+    {},
+    h("a.brand", { href: "#/" }, h("span.brand-tile", { html: tileSvg(6, 6, { upright: false }) }), t("ui.title")),
+    h("span.spacer"),
+    p ? h("a.me-chip", { href: "#/profile" }, h("span", {}, p.name), h("span.lvl", {}, t("profile.level", { level: p.level }))) : null,
+    h("button.link", { type: "button", onclick: switchLang, lang: lang() === "de" ? "en" : "de" }, t("ui.lang_switch")),
+    h("button.icon-btn", { type: "button", onclick: openHelp, "aria-label": t("ui.help") }, "?"),
+  );
+}
+
+function startScreen() {
+  const err = h("p.error", { role: "alert" });
+  const nameIn = h("input", { id: "guest-name", name: "name", autocomplete: "nickname", maxlength: "24", required: true, placeholder: t("start.name") });
+  const guest = h(
+    "form.card.guest",
+    {
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        const name = nameIn.value.trim();
+        if (!name) return (err.textContent = t("start.name_missing"));
+        try {
+          const res = await api("/guest", { method: "POST", body: { name } });
+          signedIn(res);
+        } catch (e) {
+          err.textContent = errorText(e);
+        }
+      },
+    },
+    h("label", { for: "guest-name" }, t("start.name")),
+    h("div.row", {}, nameIn, h("button.primary", { type: "submit" }, t("start.guest"))),
+  );
+  const accName = h("input", { id: "acc-name", autocomplete: "username", maxlength: "24", placeholder: t("start.name") });
+  const accPw = h("input", { id: "acc-pw", type: "password", autocomplete: "current-password", placeholder: t("start.password") });
+  const account = async (path) => {
+    try {
+      const res = await api(path, { method: "POST", body: { name: accName.value.trim(), password: accPw.value } });
+      signedIn(res);
+    } catch (e) {
+      err.textContent = errorText(e);
+    }
+  };
+  const acc = h(
+    "form.card.account",
+    { onsubmit: (ev) => (ev.preventDefault(), account("/login")) },
+    h("label", { for: "acc-name" }, t("start.have_account")),
+    accName,
+    accPw,
+    h("div.row", {}, h("button", { type: "submit" }, t("start.login")), h("button", { type: "button", onclick: () => account("/account") }, t("start.register"))),
+  );
+  const hero = h(
+    "div.hero",
+    {},
+    h("div.hero-tiles", { "aria-hidden": "true", html: [[6, 6], [6, 2], [2, 2], [2, 5]].map(([a, b]) => tileSvg(a, b, { upright: a !== b })).join("") }),
+    h("h1", {}, t("ui.title")),
+    h("p.tagline", {}, t("ui.tagline")),
+    h("ul.facts", {}, h("li", {}, t("start.fact_players")), h("li", {}, t("start.fact_bots")), h("li", {}, t("start.fact_free"))),
+  );
+  return h("main.screen.start", {}, hero, h("div.forms", {}, guest, acc, err));
+}
+
+function homeScreen() {
+  const p = app.profile;
+  const seatsSel = h("select", { id: "new-seats", "aria-label": t("lobby.seat_count") }, [2, 3, 4].map((n) => h("option", { value: String(n) }, String(n))));
+  const codeIn = h("input", { id: "join-code", placeholder: t("home.code"), autocomplete: "off", maxlength: "12", "aria-label": t("home.code") });
+  const openList = app.list.open.length
+    ? app.list.open.map((l) =>
+        h("li", {}, h("span.l-name", {}, `${l.host} · ${t(`mode.${l.rules?.mode || "klassisch"}`)}`), h("span.muted", {}, t("home.players", { n: l.taken, seats: l.seats })),
+          h("button", { type: "button", onclick: () => send({ type: "join_lobby", code: l.code }) }, t("home.join")),
+          h("button", { type: "button", onclick: () => send({ type: "join_lobby", code: l.code, watch: true }) }, t("lobby.watch"))))
+    : [h("li.muted", {}, t("home.none_open"))];
+  const running = app.list.running.length
+    ? app.list.running.map((m) =>
+        h("li", {}, h("span.l-name", {}, (m.players || []).join(" · ")), h("span.muted", {}, t(`mode.${m.rules?.mode || "klassisch"}`)),
+          h("button", { type: "button", onclick: () => watch(m.match) }, t("lobby.watch"))))
+    : [h("li.muted", {}, t("home.none_running"))];
+  return h(
+    "main.screen.home",
+    {},
+    h(
+      "section.card.welcome",
+      {},
+      h("h1", {}, t("home.hello", { name: p?.name ?? "" })),
+      h("div.row", {}, h("label", { for: "new-seats" }, t("lobby.seat_count")), seatsSel,
+        h("button.primary", { type: "button", "data-testid": "create-lobby", onclick: () => send({ type: "create_lobby", seats: Number(seatsSel.value) }) }, t("home.create"))),
+      h("form.row", { onsubmit: (ev) => { ev.preventDefault(); const c = codeIn.value.trim().toUpperCase(); if (c) send({ type: "join_lobby", code: c }); } },
+        codeIn, h("button", { type: "submit" }, t("home.join"))),
+    ),
+    h("section.card", {}, h("h2", {}, t("home.open_lobbies")), h("ul.list", {}, openList)),
+    h("section.card", {}, h("h2", {}, t("home.running")), h("ul.list", {}, running)),
+  );
+}
+
+function watch(matchId) {
+  app.matchId = matchId;
+  app.lastState = null;
+  send({ type: "watch", match: matchId });
+  go(`#/match/${encodeURIComponent(matchId)}`);
+}
+
+async function profileScreen() {
+  const main = h("main.screen.profile", {}, h("p", {}, t("ui.loading")));
+  try {
+    const res = await api("/me");
+    app.profile = res.profile;
+    app.recent = res.recent || [];
+  } catch (e) {
+    toast(errorText(e));
+  }
+  const p = app.profile || {};
+  const frac = p.next_level_xp ? (p.xp - p.level_xp) / Math.max(1, p.next_level_xp - p.level_xp) : 0;
+  const pw = h("input", { type: "password", autocomplete: "new-password", placeholder: t("start.password"), "aria-label": t("start.password") });
+  clear(main).append(
+    h(
+      "section.card",
+      {},
+      h("h1", {}, p.name || ""),
+      h("p.muted", {}, p.kind === "guest" ? t("profile.guest") : ""),
+      h("div.level", {}, h("div.level-head", {}, h("strong", {}, t("profile.level", { level: p.level })), h("span", {}, t("profile.xp", { xp: p.xp }))),
+        h("div.progress", { role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": String(Math.round(frac * 100)) }, h("span", { style: { width: `${frac * 100}%` } })),
+        h("p.muted", {}, t("profile.next_level", { xp: (p.next_level_xp || 0) - (p.xp || 0), level: (p.level || 1) + 1 }))),
+      h("dl.stats", {}, h("dt", {}, t("profile.played")), h("dd", {}, String(p.played ?? 0)), h("dt", {}, t("profile.won")), h("dd", {}, String(p.won ?? 0))),
+      p.kind === "guest"
+        ? h("form.row", { onsubmit: async (ev) => { ev.preventDefault(); try { const r = await api("/account", { method: "POST", body: { name: p.name, password: pw.value } }); signedIn(r); toast(t("profile.account_made")); } catch (e) { toast(errorText(e)); } } },
+            pw, h("button", { type: "submit" }, t("profile.make_account")))
+        : null,
+      h("div.row", {}, h("a.button", { href: "#/" }, t("ui.back")), h("button", { type: "button", onclick: logout }, t("start.logout"))),
+    ),
+    h("section.card", {}, h("h2", {}, t("profile.recent")),
+      h("ul.list", {}, app.recent.length ? app.recent.map((r) => h("li", {}, h("span.l-name", {}, (r.players || []).join(" · ")), h("span", {}, t("profile.place", { place: r.place })), h("span.muted", {}, t("match.xp", { n: r.xp })),
+        h("a", { href: `/api/matches/${encodeURIComponent(r.match)}`, target: "_blank", rel: "noopener" }, t("match.record")))) : [h("li.muted", {}, t("profile.none"))])),
+  );
+  return main;
+}
+
+async function logout() {
+  try {
+    await api("/logout", { method: "POST" });
+  } catch {
+    /* the token is dropped here anyway */
+  }
+  setToken(null);
+  live.stop();
+  app.profile = null;
+  go("#/");
+}
+
+function signedIn(res) {
+  setToken(res.token);
+  app.profile = res.profile;
+  live.stop();
+  live.start();
+  const r = route();
+  if (r.name === "lobby" && r.arg) render();
+  else go("#/");
+}
+
+// ---- help and language ------------------------------------------------------------------------
+
+function openHelp() {
+  closeHelp();
+  const el = helpOverlay(closeHelp);
+  document.body.append(el);
+  el.querySelector("button")?.focus();
+}
+
+function closeHelp() {
+  const el = document.querySelector(".overlay.help");
+  if (!el) return false;
+  el.remove();
+  return true;
+}
+
+async function switchLang() {
+  const next = lang() === "de" ? "en" : "de";
+  try {
+    localStorage.setItem("domino.lang", next);
+  } catch {
+    /* ignore */
+  }
+  await loadCatalogue(next);
+  app.table = null;
+  render();
+}
+
+// ---- rematch ("Nochmal") ----------------------------------------------------------------------
+
+function again(state) {
+  // A finished match closes its lobby: open a new one with the same rules and bots.
+  app.rematch = { rules: state.rules, bots: (state.seats || []).filter((s) => s.kind === "bot").map((s) => ({ seat: s.seat, level: s.level })) };
+  app.matchId = null;
+  app.lastState = null;
+  send({ type: "create_lobby", seats: state.rules?.seats || 2 });
+}
+
+function maybeRematch() {
+  const rm = app.rematch;
+  if (!rm || !app.lobby?.you?.host) return;
+  app.rematch = null;
+  const { target_points: _drop, ...rules } = rm.rules || {};
+  send({ type: "set_rules", rules });
+  for (const b of rm.bots) if (b.seat !== app.lobby.you.seat) send({ type: "add_bot", seat: b.seat, level: b.level });
+}
+
+// ---- render -----------------------------------------------------------------------------------
+
+async function render() {
+  const r = route();
+  clearInterval(app.listTimer);
+  if (r.name !== "match" && app.table) {
+    app.table.destroy();
+    app.table = null;
+  }
+  if (!getToken()) {
+    clear(app.root).append(header(), startScreen());
+    return;
+  }
+  if (r.name === "match") {
+    if (!app.table) {
+      const host = h("main.screen.table-screen");
+      clear(app.root).append(host);
+      app.table = new TableView(host, { send, announce, toast, help: openHelp, again, home: () => { app.matchId = null; app.lastState = null; go("#/"); } });
+      if (app.profile) app.table.setProfile(app.profile);
+    }
+    if (app.lastState) app.table.update(app.lastState);
+    return;
+  }
+  let screen;
+  if (r.name === "lobby") {
+    if (!app.lobby || app.lobby.lobby.code !== r.arg) {
+      screen = h("main.screen", {}, h("p", {}, t("ui.loading")));
+      if (live.ready && app.joining !== r.arg) {
+        app.joining = r.arg;
+        if (app.lobby) send({ type: "leave_lobby" });
+        send({ type: "join_lobby", code: r.arg });
+      }
+    } else screen = lobbyScreen(app.lobby, { send, toast, home: () => { send({ type: "leave_lobby" }); go("#/"); } });
+  } else if (r.name === "profile") {
+    screen = await profileScreen();
+  } else {
+    screen = homeScreen();
+    send({ type: "list_lobbies" });
+    app.listTimer = setInterval(() => send({ type: "list_lobbies" }), 5000);
+  }
+  const focusId = document.activeElement?.id;
+  clear(app.root).append(header(), screen);
+  if (focusId) document.getElementById(focusId)?.focus();
+}
+
+// ---- start ------------------------------------------------------------------------------------
+
+async function main() {
+  let wanted = "de";
+  try {
+    wanted = localStorage.getItem("domino.lang") || "de";
+  } catch {
+    /* ignore */
+  }
+  await loadCatalogue(wanted);
+  window.addEventListener("hashchange", render);
+  bindKeys(() => app.table, closeHelp);
+  startGamepad(() => app.table, closeHelp);
+  if (getToken()) live.start();
+  render();
+  document.body.classList.add("ready");
+}
+
+main();

@@ -1,0 +1,121 @@
+// The lobby: code and share link, seats (people and bots), the host's rules and controls.
+// Everyone gets the whole lobby after every change, so this is a pure render of `lobby`.
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+const LEVELS = ["anfaenger", "fortgeschritten", "profi", "meister"];
+const MODES = ["klassisch", "blitz", "zugemauert", "fuenferfieber"];
+
+function seg(label, key, options, current, isHost, onPick) {
+  // One rule as a group of toggle buttons; a non-host sees the same group, disabled.
+  const id = `rule-${key}`;
+  if (!isHost) {
+    // Others see the value only: no controls at all for a non-host.
+    const shown = options.find(([value]) => value === current);
+    return h("div.rule", { dataset: { rule: key } }, h("span.rule-label", { id }, label), h("span.rule-value", { "aria-labelledby": id }, shown ? shown[1] : "–"));
+  }
+  return h(
+    "div.rule",
+    { dataset: { rule: key } },
+    h("span.rule-label", { id }, label),
+    h(
+      "div.seg",
+      { role: "group", "aria-labelledby": id },
+      options.map(([value, text]) =>
+        h(
+          "button",
+          {
+            type: "button",
+            "aria-pressed": value === current ? "true" : "false",
+            disabled: !isHost,
+            dataset: { value: String(value) },
+            onclick: () => value !== current && onPick(value),
+          },
+          text,
+        ),
+      ),
+    ),
+  );
+}
+
+async function copy(text, toast) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Without clipboard permission: select the text so Ctrl+C works.
+    const el = document.getElementById("lobby-link");
+    el?.select();
+    document.execCommand?.("copy");
+  }
+  toast(t("lobby.copied"));
+}
+
+export function lobbyScreen({ lobby, you }, { send, toast, home }) {
+  const host = !!you?.host;
+  const rules = lobby.rules || {};
+  const link = `${location.origin}/#/lobby/${lobby.code}`;
+  const set = (r) => send({ type: "set_rules", rules: r });
+
+  const seats = lobby.seats.map((s) => {
+    const mine = you && s.seat === you.seat;
+    let who;
+    if (s.kind === "bot") who = [h("span.seat-name", {}, s.name), h("span.badge", {}, t("lobby.bot", { level: t(`level.${s.level}`) }))];
+    else if (s.kind === "human") who = [h("span.seat-name", {}, s.name), mine ? h("span.badge.you", {}, t("lobby.you")) : null, s.host ? h("span.badge.host", {}, t("lobby.host")) : null, s.online ? null : h("span.badge.warn", {}, t("table.disconnected"))];
+    else who = [h("span.seat-name.free", {}, t("lobby.free"))];
+    const controls = [];
+    if (!s.kind) {
+      if (host) {
+        const sel = h("select", { "aria-label": t("lobby.bot_level"), dataset: { seat: String(s.seat) } }, LEVELS.map((l) => h("option", { value: l, selected: l === "fortgeschritten" }, t(`level.${l}`))));
+        controls.push(sel, h("button", { type: "button", dataset: { testid: `add-bot-${s.seat}` }, onclick: () => send({ type: "add_bot", seat: s.seat, level: sel.value }) }, t("lobby.add_bot")));
+      }
+      if (you && you.seat !== s.seat) controls.push(h("button", { type: "button", onclick: () => send({ type: "take_seat", seat: s.seat }) }, t("lobby.sit")));
+    } else if (s.kind === "bot" && host) {
+      controls.push(h("button", { type: "button", onclick: () => send({ type: "remove_bot", seat: s.seat }) }, t("lobby.remove_bot")));
+    }
+    return h(`li.lobby-seat${mine ? ".mine" : ""}`, { dataset: { seat: String(s.seat) } }, h("span.seat-no", {}, String(s.seat + 1)), h("div.who", {}, who), h("div.seat-controls", {}, controls));
+  });
+
+  const ruleRows = [
+    seg(t("rule.mode"), "mode", MODES.map((m) => [m, t(`mode.${m}`)]), rules.mode, host, (v) => set({ mode: v })),
+    seg(t("lobby.seat_count"), "seats", [2, 3, 4].map((n) => [n, String(n)]), rules.seats, host, (v) => set({ seats: v })),
+    seg(t("rule.target"), "target", [[null, t("val.auto")], [30, "30"], [50, "50"], [100, "100"], [150, "150"]], rules.target ?? null, host, (v) => set({ target: v })),
+    seg(t("rule.turn_seconds"), "turn_seconds", [12, 20, 30].map((n) => [n, t("val.seconds", { n })]), rules.turn_seconds, host, (v) => set({ turn_seconds: v })),
+    seg(t("rule.lager"), "lager", [[true, t("val.on")], [false, t("val.off")]], rules.lager, host, (v) => set({ lager: v })),
+    seg(t("rule.fives"), "fives", [[true, t("val.on")], [false, t("val.off")]], rules.fives, host, (v) => set({ fives: v })),
+    rules.seats === 4 ? seg(t("rule.pairs"), "pairs", [[true, t("val.on")], [false, t("val.off")]], rules.pairs, host, (v) => set({ pairs: v })) : null,
+  ];
+
+  const seated = you && you.seat !== null && you.seat !== undefined;
+  const actions = [];
+  if (host) actions.push(h("button.primary.big", { type: "button", disabled: !lobby.can_start, "data-testid": "start", onclick: () => send({ type: "start" }) }, t("lobby.start")));
+  if (seated) actions.push(h("button", { type: "button", onclick: () => send({ type: "leave_seat" }) }, t("lobby.watch")));
+  actions.push(h("button", { type: "button", onclick: home }, t("lobby.leave")));
+
+  const watchers = lobby.watchers || [];
+  return h(
+    "main.screen.lobby",
+    {},
+    h(
+      "section.card.lobby-head",
+      {},
+      h("h1", {}, t("lobby.title", { code: lobby.code })),
+      h("div.row.share", {}, h("input", { id: "lobby-link", readonly: true, value: link, "aria-label": t("lobby.copy_link") }), h("button", { type: "button", "data-testid": "copy-link", onclick: () => copy(link, toast) }, t("lobby.copy_link"))),
+    ),
+    h(
+      "section.card",
+      {},
+      h("h2", {}, t("lobby.seats")),
+      h("ol.lobby-seats", {}, seats),
+      watchers.length ? h("p.muted", {}, `${t("lobby.spectators", { n: watchers.length })}: ${watchers.map((w) => w.name).join(", ")}`) : null,
+    ),
+    h(
+      "section.card.rules",
+      { "aria-label": t("lobby.rules") },
+      h("h2", {}, t("lobby.rules"), lobby.target_points ? h("span.muted", {}, ` · ${t("table.target", { n: lobby.target_points })}`) : null),
+      ruleRows,
+      host ? null : h("p.muted", {}, t("lobby.wait_host")),
+    ),
+    h("section.row.lobby-actions", {}, actions, host && !lobby.can_start ? h("p.muted", {}, t("lobby.need_full")) : null),
+  );
+}

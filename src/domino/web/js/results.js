@@ -1,0 +1,110 @@
+// The round-end reveal and the match-end standings, drawn over the table.
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { tileSvg } from "./tiles.js";
+
+function miniTiles(tiles) {
+  return h(
+    "div.reveal-tiles",
+    {},
+    tiles.map((tl) => {
+      const [a, b] = tl.split("|").map(Number);
+      return h("span.mini-tile", { html: tileSvg(a, b, { upright: false }), title: tl, "aria-label": t("table.tile", { tile: tl }), role: "img" });
+    }),
+  );
+}
+
+function sideName(view, side) {
+  const s = view.state;
+  if (s.rules?.pairs) return t("table.team", { name: side === 0 ? "A" : "B" });
+  return view.name(side);
+}
+
+/** All hands revealed, how the round ended, who scored what. */
+export function roundOverlay(view, s) {
+  const r = s.view?.result;
+  if (!r) return h("div");
+  const reason =
+    r.reason === "domino"
+      ? t("round.domino", { name: view.name(r.out_seat) })
+      : t("round.blocked");
+  const scored =
+    r.winner === null || r.winner === undefined
+      ? t("round.nobody")
+      : t("round.scores", { name: sideName(view, r.winner), n: r.points[r.winner] });
+  const rows = (s.seats || []).map((seat, i) =>
+    h(
+      "li.reveal-row",
+      {},
+      h("div.reveal-head", {}, h("strong", {}, view.name(i)), h("span", {}, t("round.pips", { n: r.pips?.[i] ?? 0 }))),
+      miniTiles(r.hands?.[i] || []),
+    ),
+  );
+  const fives = (r.fives || []).some((x) => x > 0)
+    ? h("p.fives-sum", {}, (r.fives || []).map((x, side) => (x ? t("log.fives", { name: sideName(view, side), n: x }) : "")).filter(Boolean).join(" "))
+    : null;
+  return h(
+    "div.overlay.round-end",
+    { role: "dialog", "aria-modal": "false", "aria-labelledby": "round-title", "data-testid": "round-end" },
+    h(
+      "div.panel",
+      {},
+      h("h2", { id: "round-title" }, t("round.title", { n: s.view.round })),
+      h("p.reason", {}, reason),
+      h("p.scored", {}, scored),
+      fives,
+      h("ul.reveal", {}, rows),
+      s.phase === "match_over" ? null : h("p.muted", {}, t("round.next")),
+    ),
+  );
+}
+
+/** Standings with places, XP, level progress, Nochmal and the record link. */
+export function matchOverlay(view, s) {
+  const standings = s.standings || [];
+  const xp = s.xp || [];
+  const me = view.me;
+  const rows = standings.map((st) =>
+    h(
+      `li.standing${st.seats.includes(me) ? ".mine" : ""}`,
+      {},
+      h("span.place", {}, t("match.place", { place: st.place })),
+      h("span.who", {}, s.rules?.pairs ? `${sideName(view, st.side)}: ${st.seats.map((x) => view.name(x)).join(" & ")}` : view.name(st.seats[0])),
+      h("span.pts", {}, t("table.points", { n: st.points })),
+      h("span.xp", {}, st.seats.map((x) => (xp[x] ? t("match.xp", { n: xp[x] }) : "")).filter(Boolean).join(" ")),
+    ),
+  );
+  let progress = null;
+  const p = view.profile;
+  if (me !== null && p && p.next_level_xp) {
+    const frac = Math.max(0, Math.min(1, (p.xp - p.level_xp) / Math.max(1, p.next_level_xp - p.level_xp)));
+    progress = h(
+      "div.level",
+      {},
+      h("div.level-head", {}, h("strong", {}, t("match.level", { level: p.level })), h("span", {}, t("profile.xp", { xp: p.xp }))),
+      h("div.progress", { role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": String(Math.round(frac * 100)), "aria-label": t("profile.next_level", { xp: p.next_level_xp - p.xp, level: p.level + 1 }) }, h("span", { style: { width: `${frac * 100}%` } })),
+      h("p.muted", {}, t("profile.next_level", { xp: p.next_level_xp - p.xp, level: p.level + 1 })),
+    );
+  }
+  const matchId = s.match || s.match_id;
+  return h(
+    "div.overlay.match-end",
+    { role: "dialog", "aria-modal": "true", "aria-labelledby": "match-title", "data-testid": "match-end" },
+    h(
+      "div.panel",
+      {},
+      h("h2", { id: "match-title" }, t("match.title")),
+      s.view?.result ? h("p.reason", {}, s.view.result.reason === "domino" ? t("round.domino", { name: view.name(s.view.result.out_seat) }) : t("round.blocked")) : null,
+      h("ol.standings", {}, rows),
+      progress,
+      h(
+        "div.row",
+        {},
+        me !== null ? h("button.primary", { type: "button", onclick: () => view.hooks.again(s), "data-testid": "again" }, t("match.again")) : null,
+        h("a.button", { href: `/api/matches/${encodeURIComponent(matchId)}`, target: "_blank", rel: "noopener" }, t("match.record")),
+        h("button", { type: "button", onclick: () => view.hooks.home() }, t("match.home")),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,635 @@
+// The table screen: the snake, the seats, the own hand, the Lager and the actions.
+//
+// Like chessground, this view knows no rules. It renders the newest `state` snapshot
+// (docs/match-state.md) and offers exactly the moves in `view.legal`; the player's choice goes
+// back through `send`. Click-click, drag and keys all end in one function, `tryPlay`.
+
+import { h, clear, refocus } from "./dom.js";
+import { t } from "./i18n.js";
+import { layout, UNIT } from "./snake.js";
+import { tileFace, tileSvg, tileBack } from "./tiles.js";
+import { roundOverlay, matchOverlay } from "./results.js";
+
+const DRAG_THRESHOLD = 8; // px a pointer must travel before a press becomes a drag
+
+export class TableView {
+  /**
+   * hooks: send(msg), announce(text), toast(text), help(), again(state), home(), profile()
+   */
+  constructor(root, hooks) {
+    this.root = root;
+    this.hooks = hooks;
+    this.state = null;
+    this.selected = null; // tile text chosen by the player, waiting for an end
+    this.pending = false; // a move is on its way; wait for the next snapshot
+    this.drag = null; // {tile, el, x, y, started}
+    this.suppressClick = false;
+    this.receivedAt = 0;
+    this.seenLog = [];
+    this.profile = null;
+    this.build();
+    this.clockTimer = setInterval(() => this.tickClock(), 250);
+    this.resizeObs = new ResizeObserver(() => this.renderBoard());
+    this.resizeObs.observe(this.boardEl);
+  }
+
+  destroy() {
+    clearInterval(this.clockTimer);
+    this.resizeObs.disconnect();
+    this.endDrag();
+  }
+
+  build() {
+    clear(this.root);
+    this.topEl = h("header.topbar");
+    this.seatsEl = h("div.opponents");
+    this.boardSvg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    this.boardSvg.setAttribute("class", "line-svg");
+    this.boardSvg.setAttribute("aria-hidden", "true");
+    this.endsEl = h("div.ends");
+    this.floatEl = h("div.floaters", { "aria-hidden": "true" });
+    this.boardEl = h("section.board", { "aria-label": t("table.line") }, this.boardSvg, this.endsEl, this.floatEl);
+    this.meEl = h("div.me-card");
+    this.handEl = h("div.hand", { role: "group", "aria-label": t("table.hand") });
+    this.actionsEl = h("div.actions");
+    this.messageEl = h("p.message", { role: "status" });
+    this.dockEl = h("section.dock", {}, this.meEl, this.handEl, this.actionsEl, this.messageEl);
+    this.logEl = h("ol.log", { "aria-label": t("table.log") });
+    this.overlayEl = h("div.overlay-host");
+    this.root.append(
+      h("div.table-grid", {}, this.topEl, this.seatsEl, this.boardEl, this.dockEl, h("aside.log-box", {}, this.logEl)),
+      this.overlayEl,
+    );
+  }
+
+  // ---- the snapshot -------------------------------------------------------------------------
+
+  update(state) {
+    const prev = this.state;
+    this.state = state;
+    this.pending = false;
+    this.receivedAt = performance.now();
+    const v = state.view || {};
+    // A selection survives a snapshot only if the tile is still playable.
+    if (this.selected && !this.fits(this.selected).length) this.selected = null;
+    if (!prev || prev.view?.round !== v.round) this.seenLog = [];
+    this.handleEvents(state.events || [], prev);
+    const focusKey = document.activeElement?.dataset?.focusKey;
+    this.renderTop();
+    this.renderSeats();
+    this.renderBoard();
+    this.renderDock();
+    this.renderLog();
+    this.renderOverlay();
+    if (!refocus(this.root, focusKey) && focusKey?.startsWith("t:")) {
+      // The focused tile was played: keep the keyboard in the hand.
+      this.handEl.querySelector("button")?.focus({ preventScroll: true });
+    }
+  }
+
+  setProfile(profile) {
+    this.profile = profile;
+    if (this.state?.phase === "match_over") this.renderOverlay();
+  }
+
+  get me() {
+    return this.state ? this.state.you : null;
+  }
+
+  get myTurn() {
+    const v = this.state?.view;
+    return !!v && this.me !== null && v.turn === this.me && (v.legal || []).length > 0;
+  }
+
+  /** The ends ("L"/"R") where `tile` may be played now, from the server's legal list. */
+  fits(tile) {
+    const legal = this.state?.view?.legal || [];
+    const out = [];
+    for (const m of legal) {
+      const [tl, end] = m.split(" ");
+      if (tl === tile && end) out.push(end);
+    }
+    return out;
+  }
+
+  can(move) {
+    return (this.state?.view?.legal || []).includes(move);
+  }
+
+  name(seat) {
+    if (seat === this.me) return t("table.you");
+    return this.state?.seats?.[seat]?.name ?? "?";
+  }
+
+  // ---- actions (every input method ends here) -----------------------------------------------
+
+  say(text) {
+    this.messageEl.textContent = text;
+    this.hooks.announce(text);
+  }
+
+  send(move) {
+    if (this.pending) return;
+    this.pending = true;
+    this.selected = null;
+    this.hooks.send({ type: "move", match: this.state.match || this.state.match_id, move, v: this.state.v });
+  }
+
+  /** Click / tap / A on a hand tile. */
+  activateTile(tile) {
+    if (this.me === null) return;
+    if (!this.myTurn) return this.say(t("table.not_your_turn"));
+    const ends = this.fits(tile);
+    if (!ends.length) {
+      this.selected = null;
+      this.renderDock();
+      this.renderEnds();
+      return this.say(t("table.not_fitting"));
+    }
+    if (ends.length === 1) return this.tryPlay(tile, ends[0]);
+    this.selected = tile;
+    this.renderDock();
+    this.renderEnds();
+    this.say(t("table.choose_end", { tile }));
+    refocus(this.root, `t:${tile}`);
+  }
+
+  /** Select the i-th tile from the left (keys 1-9) without playing it. */
+  selectIndex(i) {
+    const hand = this.state?.view?.hand || [];
+    if (i >= hand.length) return;
+    const tile = hand[i];
+    this.selected = tile;
+    this.renderDock();
+    this.renderEnds();
+    refocus(this.root, `t:${tile}`);
+    const ends = this.fits(tile);
+    this.say(`${t("table.tile", { tile })}, ${this.fitText(ends)}`);
+  }
+
+  /** Play the selected (or focused) tile at `end`: keys L/R, LB/RB, a click on a glowing end. */
+  playAt(end) {
+    const focused = document.activeElement?.dataset?.tile;
+    const tile = this.selected || focused;
+    if (!tile) return;
+    this.tryPlay(tile, end);
+  }
+
+  tryPlay(tile, end) {
+    if (!this.myTurn) return this.say(t("table.not_your_turn"));
+    if (!this.fits(tile).includes(end)) {
+      return this.say(this.fits(tile).length ? t("table.not_fitting_end") : t("table.not_fitting"));
+    }
+    this.send(`${tile} ${end}`);
+    this.renderDock();
+    this.renderEnds();
+  }
+
+  draw() {
+    if (this.me === null) return;
+    if (!this.can("D")) return this.say(this.myTurn ? t("table.cannot_draw") : t("table.not_your_turn"));
+    this.send("D");
+  }
+
+  pass() {
+    if (this.me === null) return;
+    if (!this.can("P")) return this.say(this.myTurn ? t("table.cannot_pass") : t("table.not_your_turn"));
+    this.send("P");
+  }
+
+  cancel() {
+    if (!this.selected) return false;
+    this.selected = null;
+    this.renderDock();
+    this.renderEnds();
+    return true;
+  }
+
+  /** Arrow keys and the D-pad: rows are ends (top), hand, actions (bottom). */
+  moveFocus(dx, dy) {
+    const rows = [
+      [...this.endsEl.querySelectorAll("button")],
+      [...this.handEl.querySelectorAll("button")],
+      [...this.actionsEl.querySelectorAll("button:not([disabled])")],
+    ].filter((r) => r.length);
+    if (!rows.length) return;
+    const active = document.activeElement;
+    let r = rows.findIndex((row) => row.includes(active));
+    if (r < 0) {
+      const hand = rows.findIndex((row) => row[0].parentElement === this.handEl);
+      rows[hand >= 0 ? hand : 0][0].focus();
+      return;
+    }
+    let c = rows[r].indexOf(active);
+    if (dy) {
+      const frac = rows[r].length > 1 ? c / (rows[r].length - 1) : 0;
+      r = Math.max(0, Math.min(rows.length - 1, r + dy));
+      c = Math.round(frac * (rows[r].length - 1));
+    } else {
+      c = Math.max(0, Math.min(rows[r].length - 1, c + dx));
+    }
+    rows[r][c].focus();
+  }
+
+  fitText(ends) {
+    if (!this.myTurn) return "";
+    if (ends.length === 2) return t("table.fits_both");
+    if (ends.length === 1) return t(ends[0] === "L" ? "table.fits_L" : "table.fits_R");
+    return t("table.fits_none");
+  }
+
+  // ---- events, log, announcements ---------------------------------------------------------
+
+  describe(ev) {
+    const name = ev.seat !== undefined && ev.seat !== null ? this.name(ev.seat) : "";
+    switch (ev.kind) {
+      case "open":
+        return t("log.open", { name, tile: ev.tile });
+      case "play":
+        return t(ev.end === "L" ? "log.play_L" : "log.play_R", { name, tile: ev.tile });
+      case "draw":
+        return (ev.count || 1) > 1 ? t("log.draw_n", { name, n: ev.count }) : t("log.draw", { name });
+      case "pass":
+        return t("log.pass", { name });
+      case "timeout":
+        return t("log.timeout", { name });
+      case "standin":
+        return t("log.standin", { name });
+      case "back":
+        return t("log.back", { name });
+      case "leave":
+        return t("log.leave", { name });
+      case "disconnected":
+        return t("log.disconnected", { name });
+      case "connected":
+        return t("log.connected", { name });
+      case "round_start":
+        return t("table.round", { n: ev.round });
+      default:
+        return null;
+    }
+  }
+
+  handleEvents(events, prev) {
+    const spoken = [];
+    for (const ev of events) {
+      const text = this.describe(ev);
+      if (text) {
+        this.seenLog.push(text);
+        if (ev.seat !== this.me || ev.kind === "timeout" || ev.kind === "standin") spoken.push(text);
+      }
+      if (ev.fives) {
+        const fv = t("log.fives", { name: this.name(ev.seat), n: ev.fives });
+        this.seenLog.push(fv);
+        spoken.push(fv);
+        this.pendingFives = { tile: ev.tile, n: ev.fives, seat: ev.seat };
+      }
+    }
+    if (!prev && !events.length) {
+      // A fresh (re)connect snapshot carries no events: rebuild the log from the history.
+      for (const ev of this.state.view?.history || []) {
+        const text = this.describe(ev);
+        if (text) this.seenLog.push(text);
+      }
+    }
+    this.seenLog = this.seenLog.slice(-8);
+    if (spoken.length) this.hooks.announce(spoken.join(" "));
+  }
+
+  renderLog() {
+    clear(this.logEl);
+    for (const line of this.seenLog.slice(-6)) this.logEl.append(h("li", {}, line));
+  }
+
+  // ---- top bar and seats --------------------------------------------------------------------
+
+  renderTop() {
+    const s = this.state;
+    const v = s.view || {};
+    const rules = s.rules || {};
+    clear(this.topEl);
+    this.topEl.append(
+      h("span.chip.mode", {}, t(`mode.${rules.mode || "klassisch"}`)),
+      h("span.chip", {}, t("table.round", { n: v.round || 1 })),
+      h("span.chip", {}, t("table.target", { n: rules.target_points ?? rules.target ?? "" })),
+      this.me === null ? h("span.chip.spectator", { "data-testid": "spectator-label" }, t("table.spectator")) : null,
+      h("span.spacer"),
+      h("button.icon-btn", { type: "button", onclick: () => this.hooks.help(), "aria-label": t("ui.help") }, "?"),
+    );
+  }
+
+  clockText(seat) {
+    const c = this.state?.clock;
+    if (!c || c.seat !== seat || c.remaining_ms === null || c.remaining_ms === undefined) return null;
+    const left = Math.max(0, c.remaining_ms - (performance.now() - this.receivedAt));
+    return { secs: Math.ceil(left / 1000), frac: left / (1000 * (c.turn_seconds || 20)) };
+  }
+
+  tickClock() {
+    for (const el of this.root.querySelectorAll("[data-clock-seat]")) {
+      const c = this.clockText(Number(el.dataset.clockSeat));
+      if (!c) continue;
+      el.querySelector(".clock-num").textContent = t("val.seconds", { n: c.secs });
+      el.style.setProperty("--left", String(Math.max(0, Math.min(1, c.frac))));
+      el.classList.toggle("low", c.secs <= 5);
+    }
+  }
+
+  seatCard(seat, { compact = false } = {}) {
+    const s = this.state;
+    const info = s.seats?.[seat] || {};
+    const v = s.view || {};
+    const count = v.hand_counts?.[seat] ?? 0;
+    const side = info.side ?? seat;
+    const standing = (s.standings || []).find((x) => x.side === side);
+    const points = standing ? standing.points : v.scores?.[side] ?? 0;
+    const turn = v.turn === seat;
+    const badges = [];
+    if (info.kind === "bot") badges.push(h("span.badge", {}, t("lobby.bot", { level: t(`level.${info.level}`) })));
+    if (info.standin) badges.push(h("span.badge.warn", {}, t("table.represented")));
+    if (info.left) badges.push(h("span.badge.warn", {}, t("table.left_match")));
+    else if (info.kind === "human" && info.connected === false) badges.push(h("span.badge.warn", {}, t("table.disconnected")));
+    if (s.rules?.pairs) badges.push(h("span.badge", {}, t("table.team", { name: side === 0 ? "A" : "B" })));
+    const clock = this.clockText(seat);
+    const backs = [];
+    if (!compact || seat !== this.me) {
+      const shown = Math.min(count, 10);
+      for (let i = 0; i < shown; i++) backs.push(h("span.back-mini", { html: tileSvg(0, 0, { back: true }) }));
+    }
+    return h(
+      `div.seat${turn ? ".turn" : ""}`,
+      { dataset: { seat: String(seat) }, "aria-label": `${this.name(seat)}: ${t("table.tiles", { n: count })}, ${t("table.points", { n: points })}` },
+      h("div.seat-head", {}, h("span.seat-name", {}, seat === this.me ? `${info.name ?? ""} (${t("table.you")})` : info.name ?? "?"), h("span.points", {}, t("table.points", { n: points }))),
+      h("div.seat-badges", {}, badges),
+      seat === this.me ? null : h("div.backs", { title: t("table.tiles", { n: count }) }, backs, h("span.count", {}, t("table.tiles", { n: count }))),
+      turn
+        ? h("div.clock", { dataset: { clockSeat: String(seat) }, style: { "--left": String(clock ? clock.frac : 1) } },
+            h("span.clock-bar"), h("span.clock-num", {}, clock ? t("val.seconds", { n: clock.secs }) : t("table.turn_of", { name: this.name(seat) })))
+        : null,
+    );
+  }
+
+  renderSeats() {
+    const s = this.state;
+    const n = s.seats?.length || s.rules?.seats || 2;
+    const base = this.me ?? 0;
+    const places = n === 2 ? ["top"] : n === 3 ? ["left", "right"] : ["left", "top", "right"];
+    clear(this.seatsEl);
+    this.seatsEl.className = `opponents n${n}`;
+    for (let rel = 1; rel < n; rel++) {
+      const seat = (base + rel) % n;
+      const card = this.seatCard(seat);
+      card.classList.add(`pos-${places[rel - 1]}`);
+      this.seatsEl.append(card);
+    }
+  }
+
+  // ---- the line -------------------------------------------------------------------------------
+
+  openerIndex(v) {
+    const hist = v.history || [];
+    const line = v.line || [];
+    // Tiles laid left after the opening push it to the right: count them.
+    const lefts = hist.filter((e) => e.kind === "play" && e.end === "L").length;
+    if (hist.some((e) => e.kind === "open")) return Math.min(lefts, line.length - 1);
+    return Math.floor(line.length / 2);
+  }
+
+  renderBoard() {
+    if (!this.state) return;
+    const v = this.state.view || {};
+    const line = v.line || [];
+    const w = this.boardEl.clientWidth || 300;
+    const hgt = this.boardEl.clientHeight || 200;
+    const lay = layout(line, this.openerIndex(v), w, hgt, { maxUnitPx: w < 500 ? 26 : 36 });
+    this.lay = lay;
+    const last = this.lastPlayedIndex(v);
+    let markup = "";
+    for (const tl of lay.tiles) {
+      const tr = `translate(${tl.x * UNIT} ${tl.y * UNIT}) rotate(${tl.angle}) translate(-100 -50)`;
+      markup += `<g transform="${tr}">${tileFace(tl.a, tl.b, tl.index === last ? "last" : "")}</g>`;
+    }
+    this.boardSvg.setAttribute("viewBox", lay.viewBox.join(" "));
+    this.boardSvg.innerHTML = markup;
+    this.renderEnds();
+    if (this.pendingFives) {
+      const f = this.pendingFives;
+      this.pendingFives = null;
+      const idx = line.findIndex((l) => l[0] === f.tile);
+      const pos = lay.tiles.find((x) => x.index === idx) || { x: 0, y: 0 };
+      const [px, py] = this.toPct(pos.x, pos.y);
+      const pop = h("div.fives-pop", { style: { left: `${px}%`, top: `${py}%` } }, `+${f.n}`);
+      this.floatEl.append(pop);
+      setTimeout(() => pop.remove(), 2600);
+    }
+  }
+
+  lastPlayedIndex(v) {
+    const hist = v.history || [];
+    const lastEv = [...hist].reverse().find((e) => e.kind === "play" || e.kind === "open");
+    if (!lastEv) return -1;
+    return (v.line || []).findIndex((l) => l[0] === lastEv.tile);
+  }
+
+  toPct(x, y) {
+    const [vx, vy, vw, vh] = this.lay.viewBox;
+    return [((x * UNIT - vx) / vw) * 100, ((y * UNIT - vy) / vh) * 100];
+  }
+
+  renderEnds() {
+    clear(this.endsEl);
+    const v = this.state?.view;
+    if (!v || !this.lay?.ends || !(v.line || []).length || v.result) return;
+    const tile = this.drag?.tile || this.selected;
+    const fit = tile ? this.fits(tile) : [];
+    const [, , vw] = this.lay.viewBox;
+    const unitPx = (this.boardEl.clientWidth || 300) / (vw / UNIT);
+    for (const end of ["L", "R"]) {
+      const e = this.lay.ends[end];
+      const [px, py] = this.toPct(e.x, e.y);
+      const num = v.ends[end === "L" ? 0 : 1];
+      const glow = fit.includes(end);
+      const vertical = Math.abs(Math.round(e.angle / 90)) % 2 === 1;
+      const label = t(`table.end_${end}`, { n: num }) + (glow ? `. ${t("table.play_at", { end: "" }).replace(/[:\s]+$/, "")}` : "");
+      this.endsEl.append(
+        h(
+          `button.end${glow ? ".glow" : ""}${vertical ? ".vertical" : ""}`,
+          {
+            type: "button",
+            "aria-label": label,
+            dataset: { end, focusKey: `e:${end}` },
+            style: { left: `${px}%`, top: `${py}%`, "--u": `${unitPx}px` },
+            onclick: () => this.onEndClick(end),
+          },
+          h("span.end-side", {}, end),
+          h("span.end-num", {}, String(num)),
+        ),
+      );
+    }
+  }
+
+  onEndClick(end) {
+    if (this.selected) return this.tryPlay(this.selected, end);
+    if (!this.myTurn) return this.say(t("table.not_your_turn"));
+    // Without a selection an end plays the only tile that fits it, if there is exactly one.
+    const tiles = [...new Set((this.state.view.legal || []).filter((m) => m.endsWith(` ${end}`)).map((m) => m.split(" ")[0]))];
+    if (tiles.length === 1) return this.tryPlay(tiles[0], end);
+    this.say(t("table.pick_tile"));
+  }
+
+  // ---- the dock: own card, hand, actions ------------------------------------------------------
+
+  renderDock() {
+    const s = this.state;
+    if (!s) return;
+    const v = s.view || {};
+    clear(this.meEl);
+    clear(this.handEl);
+    clear(this.actionsEl);
+    if (this.me === null) {
+      // Spectators: no hand at all, only seat 0's public card (the others sit around).
+      this.dockEl.classList.add("spectating");
+      this.meEl.append(this.seatCard(0));
+      return;
+    }
+    this.dockEl.classList.remove("spectating");
+    this.meEl.append(this.seatCard(this.me, { compact: true }));
+    const hand = v.hand || [];
+    const mine = this.myTurn;
+    hand.forEach((tile, i) => {
+      const [a, b] = tile.split("|").map(Number);
+      const ends = mine ? this.fits(tile) : [];
+      const playable = ends.length > 0;
+      const label = `${t("table.tile", { tile })}${mine ? `, ${this.fitText(ends)}` : ""}`;
+      const cls = ["tile-btn", playable ? "playable" : "", mine && !playable ? "dim" : "", this.selected === tile ? "selected" : ""].filter(Boolean).join(".");
+      const btn = h(
+        `button.${cls}`,
+        {
+          type: "button",
+          "aria-label": label,
+          "aria-pressed": this.selected === tile ? "true" : "false",
+          dataset: { tile, focusKey: `t:${tile}`, index: String(i + 1) },
+          onclick: (ev) => this.onTileClick(ev, tile),
+          onpointerdown: (ev) => this.onPointerDown(ev, tile),
+        },
+        h("span.tile-art", { html: tileSvg(a, b) }),
+        h("span.key-hint", { "aria-hidden": "true" }, i < 9 ? String(i + 1) : ""),
+        playable ? h("span.fit-mark", { "aria-hidden": "true" }, ends.join(" ")) : null,
+      );
+      this.handEl.append(btn);
+    });
+    const lagerOn = (s.rules?.lager ?? true) && !s.rules?.pairs;
+    if (lagerOn) {
+      this.actionsEl.append(
+        h(
+          `button.lager${this.can("D") ? ".can" : ""}`,
+          { type: "button", "aria-label": t("table.lager_count", { n: v.lager ?? 0 }), disabled: !this.can("D"), dataset: { focusKey: "a:lager" }, onclick: () => this.draw() },
+          h("span.lager-stack", { html: `<svg viewBox="0 0 220 120" aria-hidden="true"><g transform="translate(14 14)">${tileBack()}</g><g transform="translate(7 7)">${tileBack()}</g>${tileBack()}</svg>` }),
+          h("span.lager-count", {}, String(v.lager ?? 0)),
+        ),
+      );
+    }
+    this.actionsEl.append(
+      h("button.action.draw", { type: "button", disabled: !this.can("D"), dataset: { focusKey: "a:draw" }, onclick: () => this.draw(), "aria-keyshortcuts": "D" }, t("table.draw")),
+      h("button.action.pass", { type: "button", disabled: !this.can("P"), dataset: { focusKey: "a:pass" }, onclick: () => this.pass(), "aria-keyshortcuts": "P" }, t("table.pass")),
+    );
+    const info = s.seats?.[this.me] || {};
+    if (info.standin) {
+      this.actionsEl.append(h("button.action.back", { type: "button", onclick: () => this.hooks.send({ type: "back", match: s.match || s.match_id }) }, t("table.im_back")));
+    }
+    this.dockEl.classList.toggle("my-turn", mine);
+  }
+
+  onTileClick(ev, tile) {
+    if (this.suppressClick) {
+      this.suppressClick = false;
+      return;
+    }
+    this.activateTile(tile);
+  }
+
+  // ---- drag with mouse or finger --------------------------------------------------------------
+
+  onPointerDown(ev, tile) {
+    if (ev.button !== undefined && ev.button !== 0) return;
+    this.drag = { tile, x0: ev.clientX, y0: ev.clientY, started: false, ghost: null, id: ev.pointerId };
+    const move = (e) => this.onPointerMove(e);
+    const up = (e) => this.onPointerUp(e);
+    this.drag.cleanup = () => {
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", up);
+      window.removeEventListener("pointercancel", up);
+    };
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", up);
+    window.addEventListener("pointercancel", up);
+  }
+
+  onPointerMove(ev) {
+    const d = this.drag;
+    if (!d || ev.pointerId !== d.id) return;
+    if (!d.started) {
+      if (Math.hypot(ev.clientX - d.x0, ev.clientY - d.y0) < DRAG_THRESHOLD) return;
+      d.started = true;
+      const [a, b] = d.tile.split("|").map(Number);
+      d.ghost = h("div.drag-ghost", { html: tileSvg(a, b), "aria-hidden": "true" });
+      document.body.append(d.ghost);
+      this.renderEnds();
+    }
+    d.ghost.style.left = `${ev.clientX}px`;
+    d.ghost.style.top = `${ev.clientY}px`;
+    const over = this.endAt(ev.clientX, ev.clientY);
+    for (const b of this.endsEl.querySelectorAll("button")) b.classList.toggle("hover", b.dataset.end === over);
+  }
+
+  onPointerUp(ev) {
+    const d = this.drag;
+    if (!d || ev.pointerId !== d.id) return;
+    const started = d.started;
+    const end = started ? this.endAt(ev.clientX, ev.clientY) : null;
+    this.endDrag();
+    if (!started) return; // a plain click: the click handler does the rest
+    this.suppressClick = true;
+    setTimeout(() => (this.suppressClick = false), 0);
+    if (end) this.tryPlay(d.tile, end);
+    else this.renderEnds();
+  }
+
+  endDrag() {
+    const d = this.drag;
+    if (!d) return;
+    d.cleanup?.();
+    d.ghost?.remove();
+    this.drag = null;
+  }
+
+  /** The end whose button is under (or near) the point, with a margin for fingers. */
+  endAt(x, y) {
+    let best = null;
+    let bestDist = Infinity;
+    for (const b of this.endsEl.querySelectorAll("button")) {
+      const r = b.getBoundingClientRect();
+      const margin = Math.max(24, r.width / 2);
+      const dx = Math.max(r.left - x, 0, x - r.right);
+      const dy = Math.max(r.top - y, 0, y - r.bottom);
+      const dist = Math.hypot(dx, dy);
+      if (dist <= margin && dist < bestDist) {
+        best = b.dataset.end;
+        bestDist = dist;
+      }
+    }
+    return best;
+  }
+
+  // ---- round end and match end ----------------------------------------------------------------
+
+  renderOverlay() {
+    clear(this.overlayEl);
+    const s = this.state;
+    if (s.phase === "match_over") {
+      this.overlayEl.append(matchOverlay(this, s));
+    } else if (s.phase === "round_over" || s.view?.result) {
+      this.overlayEl.append(roundOverlay(this, s));
+    }
+  }
+}
