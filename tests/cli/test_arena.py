@@ -54,5 +54,5 @@ def test_the_command_runs_and_prints_each_level(capsys: pytest.CaptureFixture[st
     code = main(["arena", "meister", "anfaenger", "--matches", "2", "--seed", "smoke"])
     assert code == 0
     captured = capsys.readouterr()
-    assert "meister" in captured.out and "profi" in captured.out
+    assert "meister" in captured.out and "anfaenger" in captured.out
     assert "2/2" in captured.err  # the progress bar
