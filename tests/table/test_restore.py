@@ -31,7 +31,7 @@ def rebuild(table: Table, now: float) -> Table:
 
 
 def comparable(msg: dict[str, Any]) -> dict[str, Any]:
-    out = json.loads(json.dumps(msg))
+    out: dict[str, Any] = json.loads(json.dumps(msg))
     del out["clock"]
     for s in out["seats"]:
         del s["connected"]  # after a restart everybody connects again
