@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("demo", "bench", "arena")
+COMMANDS = ("demo", "bench", "arena", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:

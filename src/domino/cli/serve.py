@@ -1,0 +1,75 @@
+"""``domino serve``: run the game server (FastAPI on uvicorn) and print its address."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``serve`` subcommand."""
+    p = sub.add_parser("serve", help="run the game server (lobbies, matches, the web client)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--data", default="data", help="data folder for the SQLite file (./data)")
+    p.add_argument(
+        "--db", default=None, help="database URL (postgresql+asyncpg://...); default SQLite"
+    )
+    p.add_argument(
+        "--origins",
+        default=None,
+        help="comma-separated WebSocket Origin allowlist (default: the server's own address)",
+    )
+    p.add_argument("--public-url", default=None, help="address people open (for share links)")
+    p.add_argument("--bot-delay", default=None, help="MIN,MAX seconds a bot waits before its move")
+    p.add_argument("--round-pause", type=float, default=None, help="seconds between rounds")
+    p.add_argument("--log-level", default="info", help="uvicorn log level")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the app from the arguments and serve it until interrupted."""
+    import uvicorn
+
+    from domino.server import Settings, create_app
+    from domino.table import Timing
+
+    timing = None
+    if args.bot_delay is not None or args.round_pause is not None:
+        base = Timing()
+        delay = base.bot_delay
+        if args.bot_delay is not None:
+            lo, _, hi = args.bot_delay.partition(",")
+            delay = (float(lo), float(hi or lo))
+        timing = Timing(
+            bot_delay=delay,
+            bot_step_delay=(
+                min(delay[0], base.bot_step_delay[0]),
+                min(delay[1], base.bot_step_delay[1]),
+            ),
+            round_pause=base.round_pause if args.round_pause is None else args.round_pause,
+            grace=base.grace,
+        )
+    origins = None
+    if args.origins:
+        origins = tuple(o.strip() for o in args.origins.split(",") if o.strip())
+    settings = Settings(
+        host=args.host,
+        port=args.port,
+        data_dir=Path(args.data),
+        db_url=args.db,
+        origins=origins,
+        public_url=args.public_url,
+        timing=timing,
+    )
+    app = create_app(settings)
+    print(f"Domino läuft auf {settings.base_url}/  (Strg+C beendet)", flush=True)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        ws_max_size=settings.max_frame,
+        proxy_headers=False,
+    )
+    return 0

@@ -1,0 +1,11 @@
+"""The game server: FastAPI app, WebSocket protocol, lobbies, people, persistence.
+
+``create_app(Settings(...))`` builds the application; ``domino serve`` runs it
+on uvicorn. See docs/protocol.md and docs/architecture.md.
+"""
+
+from .app import create_app
+from .clock import Clock, FakeClock, SystemClock
+from .settings import Settings
+
+__all__ = ["Clock", "FakeClock", "Settings", "SystemClock", "create_app"]

@@ -1,0 +1,164 @@
+"""The FastAPI application: REST under ``/api``, the socket at ``/ws``, the client at ``/``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+import domino
+from domino.i18n import CATALOGUES, t
+
+from . import protocol as p
+from .lobby import LobbyError, normalize_code
+from .people import PeopleError, profile_out
+from .service import Service
+from .settings import Settings
+from .ws import websocket_endpoint
+
+WEB_DIR = Path(domino.__file__).parent / "web"
+
+
+def _error(code: str, status: int, /, **params: Any) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": t(code, **params)}}, status_code=status)
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A complete server: call with :class:`Settings`, run with uvicorn."""
+    settings = settings or Settings()
+    service = Service(settings)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await service.start()
+        try:
+            yield
+        finally:
+            await service.stop()
+
+    app = FastAPI(
+        title="Domino",
+        version=str(p.PROTOCOL_VERSION),
+        lifespan=lifespan,
+        docs_url="/api/docs",
+        openapi_url="/api/openapi.json",
+        redoc_url=None,
+    )
+    app.state.service = service
+    app.state.settings = settings
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_req: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(x) for x in first.get("loc", ())[1:]) or "?"
+        return _error("bad_message", 422, detail=f"{where}: {first.get('msg', '')}")
+
+    @app.exception_handler(PeopleError)
+    async def _people(_req: Request, exc: PeopleError) -> JSONResponse:
+        return _error(exc.code, exc.status, **exc.params)
+
+    async def _me(request: Request) -> str:
+        token = _bearer(request)
+        if token is None:
+            raise PeopleError("auth_required", 401)
+        pid = await service.people.resolve(token)
+        if pid is None:
+            raise PeopleError("bad_token", 401)
+        return pid
+
+    @app.post("/api/guest", status_code=201, response_model=p.AuthOut)
+    async def guest(body: p.GuestIn) -> p.AuthOut:
+        """*Als Gast spielen*: a name makes a guest profile and its token."""
+        token, row = await service.people.guest(body.name)
+        return p.AuthOut(token=token, profile=profile_out(row))
+
+    @app.post("/api/account", status_code=201, response_model=p.AuthOut)
+    async def account(body: p.AccountIn, request: Request) -> p.AuthOut:
+        """Make an account; a guest's token turns that guest into it."""
+        current = await _me(request) if _bearer(request) else None
+        token, row = await service.people.account(body.name, body.password, current)
+        return p.AuthOut(token=token or _bearer(request) or "", profile=profile_out(row))
+
+    @app.post("/api/login", response_model=p.AuthOut)
+    async def login(body: p.AccountIn) -> p.AuthOut:
+        """Sign in to an account: a new token."""
+        token, row = await service.people.login(body.name, body.password)
+        return p.AuthOut(token=token, profile=profile_out(row))
+
+    @app.post("/api/logout", status_code=204)
+    async def logout(request: Request) -> Response:
+        """Void the token."""
+        await _me(request)
+        token = _bearer(request)
+        assert token is not None
+        await service.people.logout(token)
+        return Response(status_code=204)
+
+    @app.get("/api/me", response_model=p.ProfilePageOut)
+    async def me(request: Request) -> p.ProfilePageOut | JSONResponse:
+        """The signed-in profile with its recent matches."""
+        page = await service.profile_page(await _me(request))
+        return page if page is not None else _error("profile_not_found", 404)
+
+    @app.get("/api/profiles/{pid}", response_model=p.ProfilePageOut)
+    async def profile(pid: str) -> p.ProfilePageOut | JSONResponse:
+        """Anyone's public profile with its recent matches."""
+        page = await service.profile_page(pid[:40])
+        return page if page is not None else _error("profile_not_found", 404)
+
+    @app.get("/api/lobbies", response_model=p.LobbyListMsg)
+    async def lobbies() -> p.LobbyListMsg:
+        """Open lobbies and running matches."""
+        return service.lobby_list()
+
+    @app.get("/api/lobbies/{code}", response_model=p.LobbyOut)
+    async def lobby(code: str) -> p.LobbyOut | JSONResponse:
+        """One lobby by its code."""
+        out = service.lobby_out(code[:32])
+        return out if out is not None else _error("lobby_not_found", 404, code=code[:32])
+
+    @app.get("/api/matches/{mid}", response_model=p.MatchOut)
+    async def match(mid: str) -> p.MatchOut | JSONResponse:
+        """A match summary; its record once it is over."""
+        out = await service.match_out(mid[:40])
+        return out if out is not None else _error("match_not_found", 404)
+
+    @app.get("/api/i18n/{lang}")
+    async def i18n(lang: str) -> JSONResponse:
+        """The text catalogue of a language."""
+        if lang not in CATALOGUES:
+            return JSONResponse({"error": {"code": "not_found", "message": lang}}, 404)
+        return JSONResponse(CATALOGUES[lang])
+
+    @app.get("/api/health")
+    async def health() -> dict[str, Any]:
+        """Liveness."""
+        return {"ok": True, "protocol": p.PROTOCOL_VERSION}
+
+    @app.get("/l/{code}")
+    async def share(code: str) -> Response:
+        """The short share link: into the client's lobby route."""
+        try:
+            canonical = normalize_code(code)
+        except LobbyError:
+            return _error("lobby_bad_code", 404)
+        return RedirectResponse(f"/#/lobby/{canonical}", status_code=307)
+
+    app.add_api_websocket_route("/ws", websocket_endpoint)
+
+    web = settings.web_dir or WEB_DIR
+    if web.is_dir():
+        app.mount("/", StaticFiles(directory=web, html=True), name="web")
+    return app

@@ -1,0 +1,477 @@
+"""Persistence: SQLAlchemy 2 Core (async) on SQLite (WAL) or PostgreSQL.
+
+What is stored: profiles and token hashes; lobbies (one JSON document each);
+matches (rules, seats, secret seed, status, result, record); the append-only
+match log (one row per accepted entry, the event-sourced truth); and one row
+per seated player of a finished match for the profile history.
+
+Every write is its own short transaction, committed before the caller goes on,
+so an entry is on disk before any client hears of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+
+class NameTaken(Exception):
+    """An account with that name exists already."""
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The schema, with an optional name prefix (parallel test runs share a database)."""
+
+    meta: sa.MetaData
+    profiles: sa.Table
+    tokens: sa.Table
+    lobbies: sa.Table
+    matches: sa.Table
+    log: sa.Table
+    players: sa.Table
+
+
+def make_tables(prefix: str = "") -> Tables:
+    """Build the schema's tables named ``{prefix}profiles`` and so on."""
+    meta = sa.MetaData()
+    profiles = sa.Table(
+        f"{prefix}profiles",
+        meta,
+        sa.Column("id", sa.String(40), primary_key=True),
+        sa.Column("name", sa.String(100), nullable=False),
+        # lower-cased account name; NULL for guests (guests may share names)
+        sa.Column("name_key", sa.String(100), unique=True, nullable=True),
+        sa.Column("kind", sa.String(16), nullable=False),
+        sa.Column("password_hash", sa.String(300), nullable=True),
+        sa.Column("xp", sa.Integer, nullable=False, default=0),
+        sa.Column("played", sa.Integer, nullable=False, default=0),
+        sa.Column("won", sa.Integer, nullable=False, default=0),
+        sa.Column("created_at", sa.Float, nullable=False),
+    )
+    tokens = sa.Table(
+        f"{prefix}tokens",
+        meta,
+        sa.Column("token_hash", sa.String(64), primary_key=True),
+        sa.Column("profile_id", sa.String(40), nullable=False, index=True),
+        sa.Column("created_at", sa.Float, nullable=False),
+    )
+    lobbies = sa.Table(
+        f"{prefix}lobbies",
+        meta,
+        sa.Column("code", sa.String(16), primary_key=True),
+        sa.Column("status", sa.String(16), nullable=False, index=True),
+        sa.Column("data", sa.Text, nullable=False),
+        sa.Column("updated_at", sa.Float, nullable=False),
+    )
+    matches = sa.Table(
+        f"{prefix}matches",
+        meta,
+        sa.Column("id", sa.String(40), primary_key=True),
+        sa.Column("lobby", sa.String(16), nullable=True),
+        sa.Column("status", sa.String(16), nullable=False, index=True),
+        sa.Column("rules", sa.Text, nullable=False),
+        sa.Column("seats", sa.Text, nullable=False),
+        sa.Column("seed", sa.String(100), nullable=False),
+        sa.Column("started_at", sa.Float, nullable=False),
+        sa.Column("finished_at", sa.Float, nullable=True),
+        sa.Column("result", sa.Text, nullable=True),
+        sa.Column("record", sa.Text, nullable=True),
+    )
+    log = sa.Table(
+        f"{prefix}match_log",
+        meta,
+        sa.Column("match_id", sa.String(40), primary_key=True),
+        sa.Column("idx", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("entry", sa.Text, nullable=False),
+    )
+    players = sa.Table(
+        f"{prefix}match_players",
+        meta,
+        sa.Column("match_id", sa.String(40), primary_key=True),
+        sa.Column("seat", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("profile_id", sa.String(40), nullable=False, index=True),
+        sa.Column("place", sa.Integer, nullable=True),
+        sa.Column("xp", sa.Integer, nullable=False),
+        sa.Column("won", sa.Boolean, nullable=False),
+        sa.Column("finished_at", sa.Float, nullable=False),
+    )
+    return Tables(meta, profiles, tokens, lobbies, matches, log, players)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass
+class StoredMatch:
+    """An unfinished match as stored: enough to rebuild its table by replay."""
+
+    id: str
+    lobby: str | None
+    rules: dict[str, Any]
+    seats: list[dict[str, Any]]
+    seed: str
+    started_at: float
+    log: list[dict[str, Any]]
+
+
+class Database:
+    """The server's storage; all methods are coroutines on one async engine."""
+
+    def __init__(self, url: str, prefix: str = "") -> None:
+        self.url = url
+        self.t = make_tables(prefix)
+        self.is_sqlite = url.startswith("sqlite")
+        kwargs: dict[str, Any] = {}
+        if not self.is_sqlite:
+            kwargs.update(pool_size=10, max_overflow=10, pool_pre_ping=True)
+        self.engine: AsyncEngine = create_async_engine(url, **kwargs)
+        # SQLite allows one writer; serialising writes here avoids "database is locked".
+        self._write_lock = asyncio.Lock() if self.is_sqlite else None
+        if self.is_sqlite:
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+
+    async def create(self) -> None:
+        """Create missing tables."""
+        async with self.engine.begin() as conn:
+            await conn.run_sync(self.t.meta.create_all)
+
+    async def drop(self) -> None:
+        """Drop every table of this prefix (tests)."""
+        async with self.engine.begin() as conn:
+            await conn.run_sync(self.t.meta.drop_all)
+
+    async def close(self) -> None:
+        """Release the connections."""
+        await self.engine.dispose()
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        if self._write_lock is None:
+            async with self.engine.begin() as conn:
+                yield conn
+            return
+        async with self._write_lock, self.engine.begin() as conn:
+            yield conn
+
+    # -- profiles and tokens -----------------------------------------------------------
+    async def create_profile(
+        self,
+        pid: str,
+        name: str,
+        kind: str,
+        now: float,
+        *,
+        name_key: str | None = None,
+        password_hash: str | None = None,
+        token_hash: str | None = None,
+    ) -> None:
+        """Insert a profile (and its first token); :class:`NameTaken` for a used account name."""
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    self.t.profiles.insert().values(
+                        id=pid,
+                        name=name,
+                        name_key=name_key,
+                        kind=kind,
+                        password_hash=password_hash,
+                        xp=0,
+                        played=0,
+                        won=0,
+                        created_at=now,
+                    )
+                )
+                if token_hash is not None:
+                    await conn.execute(
+                        self.t.tokens.insert().values(
+                            token_hash=token_hash, profile_id=pid, created_at=now
+                        )
+                    )
+        except IntegrityError as exc:
+            raise NameTaken(name) from exc
+
+    async def make_account(self, pid: str, name: str, name_key: str, password_hash: str) -> None:
+        """Turn a guest into an account (same id, XP and history)."""
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    self.t.profiles.update()
+                    .where(self.t.profiles.c.id == pid)
+                    .values(
+                        name=name, name_key=name_key, kind="account", password_hash=password_hash
+                    )
+                )
+        except IntegrityError as exc:
+            raise NameTaken(name) from exc
+
+    async def set_password_hash(self, pid: str, password_hash: str) -> None:
+        """Store a re-hashed password (argon2 parameters changed)."""
+        async with self._write() as conn:
+            await conn.execute(
+                self.t.profiles.update()
+                .where(self.t.profiles.c.id == pid)
+                .values(password_hash=password_hash)
+            )
+
+    async def profile(self, pid: str) -> dict[str, Any] | None:
+        """The profile row, or ``None``."""
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(sa.select(self.t.profiles).where(self.t.profiles.c.id == pid))
+            ).first()
+        return dict(row._mapping) if row else None
+
+    async def profiles(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Several profile rows by id."""
+        if not ids:
+            return {}
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(self.t.profiles).where(self.t.profiles.c.id.in_(list(ids)))
+            )
+            return {r.id: dict(r._mapping) for r in rows}
+
+    async def account(self, name_key: str) -> dict[str, Any] | None:
+        """The account row with that (lower-cased) name, or ``None``."""
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(self.t.profiles).where(self.t.profiles.c.name_key == name_key)
+                )
+            ).first()
+        return dict(row._mapping) if row else None
+
+    async def add_token(self, token_hash: str, pid: str, now: float) -> None:
+        """Store a token's hash for a profile."""
+        async with self._write() as conn:
+            await conn.execute(
+                self.t.tokens.insert().values(token_hash=token_hash, profile_id=pid, created_at=now)
+            )
+
+    async def profile_by_token(self, token_hash: str) -> str | None:
+        """The profile id a token hash belongs to (the final comparison is constant-time)."""
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(self.t.tokens.c.token_hash, self.t.tokens.c.profile_id).where(
+                        self.t.tokens.c.token_hash == token_hash
+                    )
+                )
+            ).first()
+        if row is None or not hmac.compare_digest(row.token_hash, token_hash):
+            return None
+        return str(row.profile_id)
+
+    async def delete_token(self, token_hash: str) -> None:
+        """Void a token (log out)."""
+        async with self._write() as conn:
+            await conn.execute(
+                self.t.tokens.delete().where(self.t.tokens.c.token_hash == token_hash)
+            )
+
+    # -- lobbies -------------------------------------------------------------------------
+    async def save_lobby(self, code: str, status: str, data: dict[str, Any], now: float) -> None:
+        """Insert or replace a lobby document."""
+        t = self.t.lobbies
+        async with self._write() as conn:
+            done = await conn.execute(
+                t.update()
+                .where(t.c.code == code)
+                .values(status=status, data=_dumps(data), updated_at=now)
+            )
+            if done.rowcount == 0:
+                await conn.execute(
+                    t.insert().values(code=code, status=status, data=_dumps(data), updated_at=now)
+                )
+
+    async def live_lobbies(self) -> list[dict[str, Any]]:
+        """Every lobby that is not closed."""
+        t = self.t.lobbies
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(sa.select(t.c.data).where(t.c.status != "closed"))
+            return [json.loads(r.data) for r in rows]
+
+    async def lobby_exists(self, code: str) -> bool:
+        """Whether a code was ever used (codes are never reused)."""
+        t = self.t.lobbies
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(t.c.code).where(t.c.code == code))).first()
+        return row is not None
+
+    # -- matches -------------------------------------------------------------------------
+    async def create_match(
+        self,
+        mid: str,
+        lobby: str | None,
+        rules: dict[str, Any],
+        seats: list[dict[str, Any]],
+        seed: str,
+        now: float,
+        log: list[dict[str, Any]],
+    ) -> None:
+        """Store a new match and the entries its table logged when it was made."""
+        async with self._write() as conn:
+            await conn.execute(
+                self.t.matches.insert().values(
+                    id=mid,
+                    lobby=lobby,
+                    status="running",
+                    rules=_dumps(rules),
+                    seats=_dumps(seats),
+                    seed=seed,
+                    started_at=now,
+                )
+            )
+            if log:
+                await conn.execute(
+                    self.t.log.insert(),
+                    [{"match_id": mid, "idx": i, "entry": _dumps(e)} for i, e in enumerate(log)],
+                )
+
+    async def append(self, mid: str, start: int, entries: list[dict[str, Any]]) -> None:
+        """Append accepted entries at positions ``start, start + 1, ...`` (never overwrites)."""
+        if not entries:
+            return
+        async with self._write() as conn:
+            await conn.execute(
+                self.t.log.insert(),
+                [
+                    {"match_id": mid, "idx": start + i, "entry": _dumps(e)}
+                    for i, e in enumerate(entries)
+                ],
+            )
+
+    async def unfinished(self) -> list[StoredMatch]:
+        """Every running match with its log, for replay after a restart."""
+        m, lg = self.t.matches, self.t.log
+        out: list[StoredMatch] = []
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(sa.select(m).where(m.c.status == "running"))).all()
+            for r in rows:
+                entries = await conn.execute(
+                    sa.select(lg.c.entry).where(lg.c.match_id == r.id).order_by(lg.c.idx)
+                )
+                out.append(
+                    StoredMatch(
+                        id=r.id,
+                        lobby=r.lobby,
+                        rules=json.loads(r.rules),
+                        seats=json.loads(r.seats),
+                        seed=r.seed,
+                        started_at=r.started_at,
+                        log=[json.loads(e.entry) for e in entries],
+                    )
+                )
+        return out
+
+    async def match_log(self, mid: str) -> list[dict[str, Any]]:
+        """A match's stored entries in order."""
+        lg = self.t.log
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(lg.c.entry).where(lg.c.match_id == mid).order_by(lg.c.idx)
+            )
+            return [json.loads(r.entry) for r in rows]
+
+    async def finish_match(
+        self,
+        mid: str,
+        now: float,
+        result: dict[str, Any],
+        record: Any,
+        players: list[dict[str, Any]],
+    ) -> None:
+        """Close a match in one transaction: result, record, history rows, XP and stats.
+
+        ``players``: ``{"seat", "profile_id", "place", "xp", "won", "finished"}`` per human
+        seat; only players who finished (did not leave) count a played match.
+        """
+        m, p = self.t.matches, self.t.profiles
+        async with self._write() as conn:
+            await conn.execute(
+                m.update()
+                .where(m.c.id == mid)
+                .values(
+                    status="finished",
+                    finished_at=now,
+                    result=_dumps(result),
+                    record=_dumps(record),
+                )
+            )
+            for pl in players:
+                await conn.execute(
+                    self.t.players.insert().values(
+                        match_id=mid,
+                        seat=pl["seat"],
+                        profile_id=pl["profile_id"],
+                        place=pl["place"],
+                        xp=pl["xp"],
+                        won=pl["won"],
+                        finished_at=now,
+                    )
+                )
+                if pl["finished"]:
+                    await conn.execute(
+                        p.update()
+                        .where(p.c.id == pl["profile_id"])
+                        .values(
+                            xp=p.c.xp + pl["xp"],
+                            played=p.c.played + 1,
+                            won=p.c.won + (1 if pl["won"] else 0),
+                        )
+                    )
+
+    async def match(self, mid: str) -> dict[str, Any] | None:
+        """A match row with its JSON columns decoded."""
+        m = self.t.matches
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(m).where(m.c.id == mid))).first()
+        if row is None:
+            return None
+        d = dict(row._mapping)
+        for k in ("rules", "seats", "result", "record"):
+            d[k] = json.loads(d[k]) if d[k] is not None else None
+        return d
+
+    async def recent(self, pid: str, limit: int) -> list[dict[str, Any]]:
+        """A profile's finished matches, newest first, with the match rows joined."""
+        m, pl = self.t.matches, self.t.players
+        q = (
+            sa.select(pl, m.c.rules, m.c.seats, m.c.result)
+            .join(m, m.c.id == pl.c.match_id)
+            .where(pl.c.profile_id == pid)
+            .order_by(pl.c.finished_at.desc())
+            .limit(limit)
+        )
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(q)
+            out = []
+            for r in rows:
+                d = dict(r._mapping)
+                d["rules"] = json.loads(d["rules"])
+                d["seats"] = json.loads(d["seats"])
+                d["result"] = json.loads(d["result"]) if d["result"] else None
+                out.append(d)
+            return out
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    # WAL lets readers run beside the writer; synchronous=NORMAL in WAL mode survives a
+    # killed process (kill -9), which is the durability the server promises.
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()

@@ -1,0 +1,188 @@
+"""Running matches: one asyncio task per match drives its :class:`~domino.table.Table`.
+
+The task sleeps (on the injectable clock) until ``Table.next_wakeup()``, or
+until a command changed the table, then calls ``Table.advance(now)``.
+Commands from sockets go to ``Table.command`` under the same lock. Every
+outcome is handled by :meth:`MatchRunner._apply`: first its log entries are
+written to the database, then (only then) its messages are queued for their
+audiences, so no client ever hears of an entry that could be lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from domino.i18n import t
+from domino.table import Outcome, SeatSpec, Table
+
+from .conn import Conn
+
+if TYPE_CHECKING:
+    from .service import Service
+
+log = logging.getLogger("domino.server")
+
+
+class MatchRunner:
+    """One live match: its table, who sits where, who watches, and its task."""
+
+    def __init__(self, service: Service, table: Table, lobby: str | None, started_at: float):
+        self.service = service
+        self.table = table
+        self.id = table.match_id
+        self.lobby = lobby
+        self.started_at = started_at
+        # profile id per seat (None for bots); a seat whose player left is in ``left``
+        self.players: list[str | None] = [s.spec.player_id for s in table.seats]
+        self.left: set[int] = {i for i, s in enumerate(table.seats) if s.left}
+        self.spectators: set[Conn] = set()
+        self.lock = asyncio.Lock()
+        self.wake = asyncio.Event()
+        self.idle = False
+        self.task: asyncio.Task[None] | None = None
+        self.broken = False
+
+    # -- who is where --------------------------------------------------------------------
+    def seat_of(self, profile: str) -> int | None:
+        """The seat ``profile`` plays (not left), or ``None``."""
+        for i, p in enumerate(self.players):
+            if p == profile and i not in self.left:
+                return i
+        return None
+
+    def names(self) -> list[str]:
+        """Seat names in order."""
+        return [s.spec.name for s in self.table.seats]
+
+    # -- the task ------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the match's task."""
+        self.task = asyncio.create_task(self._run(), name=f"match {self.id}")
+
+    async def stop(self) -> None:
+        """Cancel the task (server shutdown; the match resumes from the database)."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    def is_idle(self) -> bool:
+        """Nothing due now and nothing in flight (tests wait for this, never sleep)."""
+        if self.broken or (self.table.finished and self.task is not None and self.task.done()):
+            return True
+        due = self.table.next_wakeup()
+        return (
+            self.idle and not self.wake.is_set() and (due is None or due > self.service.clock.now())
+        )
+
+    async def _run(self) -> None:
+        clock = self.service.clock
+        try:
+            while not self.table.finished:
+                self.wake.clear()
+                async with self.lock:
+                    out = self.table.advance(clock.now())
+                    await self._apply(out)
+                if self.table.finished:
+                    break
+                self.idle = True
+                await self.service.notify_activity()
+                await clock.wait_until(self.table.next_wakeup(), self.wake)
+                self.idle = False
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # The table or the database failed: stop driving this match. Its stored log is
+            # intact, so a restart resumes it; clients keep the last state they saw.
+            log.exception("match %s stopped", self.id)
+            self.broken = True
+        finally:
+            self.idle = True
+            await self.service.notify_activity()
+
+    # -- commands and connections --------------------------------------------------------
+    async def command(self, conn: Conn, seat: int, msg: dict[str, Any], ref: str | None) -> None:
+        """A seat's command from ``conn``; errors go back to ``conn`` only."""
+        async with self.lock:
+            if self.table.finished:
+                self._error(conn, "match_over", ref)
+                return
+            out = self.table.command(seat, msg, self.service.clock.now())
+            leaving = msg.get("type") == "leave" and out.error is None
+            await self._apply(out, after=(lambda: self.left.add(seat)) if leaving else None)
+            if out.error is not None:
+                conn.send({**out.error, "match": self.id, "ref": ref})
+                if out.error.get("code") == "stale_version":
+                    conn.send(self._snapshot(seat))
+        self.wake.set()
+        if leaving:
+            await self.service.left_match(self, seat)
+
+    async def set_connected(self, seat: int, connected: bool) -> None:
+        """The seat's player came (first socket) or went (last socket)."""
+        async with self.lock:
+            if self.table.finished:
+                return
+            out = self.table.set_connected(seat, connected, self.service.clock.now())
+            await self._apply(out)
+        self.wake.set()
+
+    def snapshot_for(self, conn: Conn) -> None:
+        """Send ``conn`` its full view now: its seat's, or the spectators'."""
+        seat = self.seat_of(conn.profile)
+        conn.send(self._snapshot(seat))
+
+    def _snapshot(self, seat: int | None) -> dict[str, Any]:
+        snap = self.table.snapshot(seat, self.service.clock.now())
+        return self._decorate(snap)
+
+    def _decorate(self, msg: dict[str, Any]) -> dict[str, Any]:
+        if msg.get("type") == "state" and self.lobby is not None:
+            return {**msg, "lobby": self.lobby}
+        return msg
+
+    def _error(self, conn: Conn, code: str, ref: str | None) -> None:
+        conn.send(
+            {
+                "type": "error",
+                "code": code,
+                "message": t(code),
+                "ref": ref,
+                "match": self.id,
+                "v": self.table.version,
+            }
+        )
+
+    # -- outcomes ------------------------------------------------------------------------
+    async def _apply(self, out: Outcome, after: Callable[[], None] | None = None) -> None:
+        # Persist first: the entries are the truth; a message about an unsaved entry
+        # could announce something a crash would undo.
+        if out.entries:
+            start = out.entries[0]["v"] - 1
+            await self.service.db.append(self.id, start, out.entries)
+        for seat, msg in out.messages:
+            self._route(seat, self._decorate(msg))
+        if after is not None:
+            after()
+        if out.finished:
+            await self.service.finish_match(self)
+
+    def _route(self, seat: int | None, msg: dict[str, Any]) -> None:
+        if seat is None:
+            for c in list(self.spectators):
+                c.send(msg)
+            return
+        player = self.players[seat]
+        if player is None or seat in self.left:
+            return
+        for c in self.service.conns_of(player):
+            c.send(msg)
+
+
+def seat_specs(data: list[dict[str, Any]]) -> list[SeatSpec]:
+    """Seat specs from their stored form."""
+    return [SeatSpec.from_dict(d) for d in data]

@@ -1,0 +1,505 @@
+"""The protocol's messages (version 1), defined once as pydantic models.
+
+Client → server messages are parsed with :func:`parse_client`; the server's
+own messages are built from the ``*Out`` models, so docs/protocol.schema.json
+(written by :func:`write_schema`, checked by a test) describes exactly what
+goes over the wire. Table snapshots (``state``) are built by
+``domino.table`` and documented in docs/match-state.md.
+
+Semantic checks (a seat number out of range, an unknown bot level) happen in
+the handlers, which answer with a specific German error; the models only
+bound sizes and types.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.json_schema import models_json_schema
+
+PROTOCOL_VERSION = 1
+
+Ref = Annotated[str | None, Field(default=None, max_length=40)]
+MatchId = Annotated[str, Field(min_length=1, max_length=40)]
+
+
+class ProtocolError(Exception):
+    """Input the protocol refuses: ``code`` is a catalogue key, ``params`` its values."""
+
+    def __init__(self, code: str, ref: str | None = None, /, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.ref = ref
+        self.params = params
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    ref: Ref = None
+
+
+# -- client -> server ------------------------------------------------------------------
+class Hello(_In):
+    """The first message on every socket: who is speaking."""
+
+    type: Literal["hello"]
+    token: str = Field(min_length=1, max_length=200)
+    protocol: int = PROTOCOL_VERSION
+
+
+class Ping(_In):
+    """Keep-alive; answered with ``pong``."""
+
+    type: Literal["ping"]
+
+
+class ListLobbies(_In):
+    """Ask for the open lobbies and running matches."""
+
+    type: Literal["list_lobbies"]
+
+
+class CreateLobby(_In):
+    """Open a new lobby; the sender becomes host on seat 0."""
+
+    type: Literal["create_lobby"]
+    seats: int = 2
+
+
+class JoinLobby(_In):
+    """Enter a lobby by its code: on the first free seat, or watching."""
+
+    type: Literal["join_lobby"]
+    code: str = Field(min_length=1, max_length=32)
+    watch: bool = False
+
+
+class TakeSeat(_In):
+    """Sit on a free seat of the lobby."""
+
+    type: Literal["take_seat"]
+    seat: int
+
+
+class LeaveSeat(_In):
+    """Stand up and stay in the lobby as a watcher."""
+
+    type: Literal["leave_seat"]
+
+
+class LeaveLobby(_In):
+    """Leave the lobby."""
+
+    type: Literal["leave_lobby"]
+
+
+class AddBot(_In):
+    """Host: put a bot of ``level`` on a free seat."""
+
+    type: Literal["add_bot"]
+    seat: int
+    level: str = Field(max_length=32)
+
+
+class RemoveBot(_In):
+    """Host: take the bot off a seat."""
+
+    type: Literal["remove_bot"]
+    seat: int
+
+
+class RulesPatch(BaseModel):
+    """Rules to change (RULES.md §3): ``mode`` first, then the single rules given.
+
+    ``target: null`` means *Automatisch*; a rule left out keeps its value.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    mode: str | None = Field(default=None, max_length=32)
+    seats: int | None = None
+    target: int | None = None
+    turn_seconds: int | None = None
+    lager: bool | None = None
+    fives: bool | None = None
+    pairs: bool | None = None
+
+
+class SetRules(_In):
+    """Host: change the lobby's rules."""
+
+    type: Literal["set_rules"]
+    rules: RulesPatch
+
+
+class Start(_In):
+    """Host: start the match (every seat taken)."""
+
+    type: Literal["start"]
+
+
+class MoveCmd(_In):
+    """A seat's move, made on version ``v``."""
+
+    type: Literal["move"]
+    match: MatchId
+    move: str = Field(max_length=16)
+    v: int
+
+
+class Back(_In):
+    """*Ich bin wieder da*: the stand-in bot steps down."""
+
+    type: Literal["back"]
+    match: MatchId
+
+
+class LeaveMatch(_In):
+    """Leave the match for good; a bot takes the seat."""
+
+    type: Literal["leave_match"]
+    match: MatchId
+
+
+class Watch(_In):
+    """Watch a running match as a spectator."""
+
+    type: Literal["watch"]
+    match: MatchId
+
+
+class Unwatch(_In):
+    """Stop watching a match."""
+
+    type: Literal["unwatch"]
+    match: MatchId
+
+
+class Sync(_In):
+    """Ask for a fresh snapshot of a match one sits in or watches."""
+
+    type: Literal["sync"]
+    match: MatchId
+
+
+ClientMessage = Annotated[
+    Hello
+    | Ping
+    | ListLobbies
+    | CreateLobby
+    | JoinLobby
+    | TakeSeat
+    | LeaveSeat
+    | LeaveLobby
+    | AddBot
+    | RemoveBot
+    | SetRules
+    | Start
+    | MoveCmd
+    | Back
+    | LeaveMatch
+    | Watch
+    | Unwatch
+    | Sync,
+    Field(discriminator="type"),
+]
+_CLIENT = TypeAdapter(ClientMessage)
+CLIENT_TYPES = frozenset(
+    m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+    for m in _In.__subclasses__()
+)
+
+
+def parse_client(raw: str) -> BaseModel:
+    """Parse one text frame from a client, or raise :class:`ProtocolError`."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError("bad_json") from exc
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_message", detail="ein JSON-Objekt erwartet")
+    ref = data.get("ref") if isinstance(data.get("ref"), str) else None
+    ref = ref[:40] if ref else None
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in CLIENT_TYPES:
+        raise ProtocolError("unknown_type", ref, type=str(kind)[:40])
+    try:
+        msg: BaseModel = _CLIENT.validate_python(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"][1:]) or "?"
+        raise ProtocolError("bad_message", ref, detail=f"{where}: {err['msg']}") from exc
+    return msg
+
+
+# -- server -> client ------------------------------------------------------------------
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProfileOut(_Out):
+    """A person as others see them (RULES.md §12 for the level)."""
+
+    id: str
+    name: str
+    kind: Literal["guest", "account"]
+    xp: int
+    level: int
+    level_xp: int
+    next_level_xp: int
+    played: int
+    won: int
+
+
+class RecentOut(_Out):
+    """One finished match in a profile's history."""
+
+    match: str
+    finished_at: float | None
+    rules: dict[str, Any]
+    seat: int
+    place: int | None
+    xp: int
+    won: bool
+    players: list[str]
+    scores: list[int]
+
+
+class ProfilePageOut(_Out):
+    """``GET /api/me`` and ``GET /api/profiles/{id}``."""
+
+    profile: ProfileOut
+    recent: list[RecentOut]
+
+
+class AuthOut(_Out):
+    """The answer to a sign-in: keep the token, send it in ``hello``."""
+
+    token: str
+    profile: ProfileOut
+
+
+class SeatOut(_Out):
+    """A lobby seat: empty (``kind`` null), a human, or a bot."""
+
+    seat: int
+    kind: Literal["human", "bot"] | None
+    name: str | None
+    player: str | None
+    level: str | None
+    host: bool
+    online: bool
+
+
+class WatcherOut(_Out):
+    """Somebody in the lobby without a seat."""
+
+    player: str
+    name: str
+    online: bool
+
+
+class LobbyOut(_Out):
+    """A whole lobby, sent after every change."""
+
+    code: str
+    link: str
+    status: Literal["open", "playing", "closed"]
+    host: str | None
+    rules: dict[str, Any]
+    target_points: int
+    seats: list[SeatOut]
+    watchers: list[WatcherOut]
+    match: str | None
+    can_start: bool
+
+
+class YouOut(_Out):
+    """Where the receiver is in the lobby."""
+
+    player: str
+    seat: int | None
+    host: bool
+
+
+class OpenLobbyOut(_Out):
+    """An entry of the open-lobby list."""
+
+    code: str
+    link: str
+    host: str
+    rules: dict[str, Any]
+    seats: int
+    taken: int
+    watchers: int
+
+
+class RunningMatchOut(_Out):
+    """A running match one may watch."""
+
+    match: str
+    lobby: str | None
+    rules: dict[str, Any]
+    players: list[str]
+    started_at: float
+    spectators: int
+
+
+class SeatRef(_Out):
+    """The unfinished match a profile sits in."""
+
+    match: str
+    seat: int
+
+
+class WelcomeMsg(_Out):
+    """Answer to ``hello``."""
+
+    type: Literal["welcome"] = "welcome"
+    protocol: int = PROTOCOL_VERSION
+    profile: ProfileOut
+    lobby: str | None
+    match: SeatRef | None
+
+
+class PongMsg(_Out):
+    """Answer to ``ping``."""
+
+    type: Literal["pong"] = "pong"
+
+
+class ErrorMsg(_Out):
+    """A refusal; nothing changed. ``message`` is German."""
+
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    ref: str | None = None
+    match: str | None = None
+    v: int | None = None
+
+
+class LobbyMsg(_Out):
+    """The whole lobby, to everyone in it, after every change."""
+
+    type: Literal["lobby"] = "lobby"
+    lobby: LobbyOut
+    you: YouOut | None
+
+
+class LobbyLeftMsg(_Out):
+    """You are no longer in the lobby (``left`` or ``closed``)."""
+
+    type: Literal["lobby_left"] = "lobby_left"
+    code: str
+    reason: Literal["left", "closed"]
+
+
+class LobbyListMsg(_Out):
+    """Open lobbies and running matches."""
+
+    type: Literal["lobby_list"] = "lobby_list"
+    open: list[OpenLobbyOut]
+    running: list[RunningMatchOut]
+
+
+class MatchStartedMsg(_Out):
+    """The host started; a ``state`` snapshot follows."""
+
+    type: Literal["match_started"] = "match_started"
+    match: str
+    lobby: str | None
+    seat: int | None
+
+
+class ProfileMsg(_Out):
+    """The receiver's profile after a change (XP at a match's end)."""
+
+    type: Literal["profile"] = "profile"
+    profile: ProfileOut
+
+
+# -- REST bodies -----------------------------------------------------------------------
+class GuestIn(BaseModel):
+    """``POST /api/guest``."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
+
+
+class AccountIn(BaseModel):
+    """``POST /api/account`` and ``POST /api/login``."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
+    password: str = Field(max_length=1000)
+
+
+class MatchOut(_Out):
+    """``GET /api/matches/{id}``."""
+
+    match: str
+    status: Literal["running", "finished"]
+    lobby: str | None
+    rules: dict[str, Any]
+    players: list[dict[str, Any]]
+    started_at: float
+    finished_at: float | None
+    result: dict[str, Any] | None
+    record: Any
+
+
+SERVER_MODELS: tuple[type[BaseModel], ...] = (
+    WelcomeMsg,
+    PongMsg,
+    ErrorMsg,
+    LobbyMsg,
+    LobbyLeftMsg,
+    LobbyListMsg,
+    MatchStartedMsg,
+    ProfileMsg,
+)
+REST_MODELS: tuple[type[BaseModel], ...] = (
+    GuestIn,
+    AccountIn,
+    AuthOut,
+    ProfilePageOut,
+    MatchOut,
+)
+
+
+def schema() -> dict[str, Any]:
+    """The JSON schema of every message and REST body (docs/protocol.schema.json)."""
+    client = _CLIENT.json_schema()
+    _, defs = models_json_schema(
+        [(m, "serialization") for m in (*SERVER_MODELS, *REST_MODELS)],
+        ref_template="#/$defs/{model}",
+    )
+    all_defs = {**client.pop("$defs", {}), **defs.get("$defs", {})}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"Domino protocol v{PROTOCOL_VERSION}",
+        "description": "Generated from domino.server.protocol; see docs/protocol.md.",
+        "$defs": dict(sorted(all_defs.items())),
+        "properties": {
+            "client_message": client,
+            "server_message": {"oneOf": [{"$ref": f"#/$defs/{m.__name__}"} for m in SERVER_MODELS]},
+        },
+    }
+
+
+def schema_text() -> str:
+    """The schema as the file holds it."""
+    return json.dumps(schema(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def write_schema(path: Path) -> None:
+    """Write the schema file (``python -m domino.server.protocol docs/protocol.schema.json``)."""
+    path.write_text(schema_text(), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_schema(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/protocol.schema.json"))

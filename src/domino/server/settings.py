@@ -1,0 +1,67 @@
+"""Everything a server instance is configured with, in one frozen object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .clock import Clock, SystemClock
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Configuration of :func:`domino.server.create_app`.
+
+    ``db_url`` defaults to SQLite in ``data_dir``; a ``postgresql+asyncpg://``
+    URL selects PostgreSQL. ``origins`` is the WebSocket Origin allowlist
+    (``None``: the server's own address). ``timing`` is passed to every
+    :class:`domino.table.Table` (``None``: the table's defaults).
+    ``table_prefix`` lets parallel test runs share one PostgreSQL database.
+    """
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    data_dir: Path = Path("data")
+    db_url: str | None = None
+    origins: tuple[str, ...] | None = None
+    public_url: str | None = None
+    clock: Clock = field(default_factory=SystemClock)
+    timing: Any = None
+    table_prefix: str = ""
+    web_dir: Path | None = None
+    # limits a client meets (docs/protocol.md)
+    max_frame: int = 8192
+    bucket_burst: float = 30.0
+    bucket_rate: float = 10.0
+    max_bad_messages: int = 5
+    name_max: int = 24
+    password_min: int = 8
+    password_max: int = 128
+    recent_matches: int = 20
+
+    @property
+    def database_url(self) -> str:
+        """The SQLAlchemy URL to connect to."""
+        if self.db_url:
+            return self.db_url
+        return f"sqlite+aiosqlite:///{self.data_dir / 'domino.sqlite'}"
+
+    @property
+    def base_url(self) -> str:
+        """The address people open (share links are built on it)."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def allowed_origins(self) -> frozenset[str]:
+        """The WebSocket Origin allowlist."""
+        if self.origins is not None:
+            return frozenset(o.rstrip("/") for o in self.origins)
+        own = {self.base_url, f"http://localhost:{self.port}", f"http://127.0.0.1:{self.port}"}
+        return frozenset(own)

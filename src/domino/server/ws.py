@@ -1,0 +1,183 @@
+"""The WebSocket endpoint ``/ws``: handshake checks, limits, and the read/write loops.
+
+Limits (docs/protocol.md): Origin allowlist before the upgrade; ``hello``
+with the token first; frames over ``max_frame`` bytes refused (close 1009);
+a token bucket per connection (over budget: close 1008); malformed or unknown
+messages answered with an error, and the connection closed (1008) after
+``max_bad_messages`` of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from domino.i18n import t
+
+from . import protocol as p
+from .clock import Clock
+from .conn import Conn
+from .service import Service
+
+log = logging.getLogger("domino.server")
+
+CLOSE_POLICY = 1008
+CLOSE_TOO_BIG = 1009
+
+
+class TokenBucket:
+    """``burst`` messages at once, refilled at ``rate`` per second of the service clock."""
+
+    def __init__(self, clock: Clock, burst: float, rate: float) -> None:
+        self.clock = clock
+        self.burst = burst
+        self.rate = rate
+        self.tokens = burst
+        self.last = clock.now()
+
+    def take(self) -> bool:
+        """Spend one message; ``False`` when the budget is exhausted."""
+        now = self.clock.now()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class _Closed(Exception):
+    """The peer went away or the server closed the connection."""
+
+
+def _error_text(code: str, ref: str | None = None, /, **params: Any) -> str:
+    return p.ErrorMsg(code=code, message=t(code, **params), ref=ref).model_dump_json()
+
+
+async def websocket_endpoint(ws: WebSocket) -> None:
+    """Serve one socket from handshake to close."""
+    service: Service = ws.app.state.service
+    s = service.settings
+    origin = ws.headers.get("origin")
+    if origin is not None and origin.rstrip("/") not in s.allowed_origins:
+        # Closing before accept() refuses the upgrade with HTTP 403.
+        await ws.close(code=CLOSE_POLICY)
+        return
+    await ws.accept()
+    bucket = TokenBucket(service.clock, s.bucket_burst, s.bucket_rate)
+    conn: Conn | None = None
+    writer: asyncio.Task[None] | None = None
+    bad = 0
+    try:
+        while True:
+            raw = await _receive(ws)
+            if len(raw.encode("utf-8", "surrogatepass")) > s.max_frame:
+                await _refuse(ws, conn, "frame_too_big", CLOSE_TOO_BIG, limit=s.max_frame)
+                break
+            if not bucket.take():
+                await _refuse(ws, conn, "rate_limited", CLOSE_POLICY)
+                break
+            try:
+                msg = p.parse_client(raw)
+            except p.ProtocolError as exc:
+                if conn is None:
+                    code = exc.code if exc.code != "unknown_type" else "hello_first"
+                    await _refuse(ws, None, code, CLOSE_POLICY, **exc.params)
+                    break
+                bad += 1
+                if bad >= s.max_bad_messages:
+                    await _refuse(ws, conn, "too_many_errors", CLOSE_POLICY)
+                    break
+                service.error(conn, exc.code, exc.ref, **exc.params)
+                continue
+            if conn is None:
+                conn = await _hello(ws, service, msg)
+                if conn is None:
+                    break
+                writer = asyncio.create_task(_write(ws, conn))
+                await service.connect(conn)
+                continue
+            try:
+                await service.handle(conn, msg)
+            except Exception:
+                log.exception("handling %s", type(msg).__name__)
+                service.error(conn, "internal_error", getattr(msg, "ref", None))
+            if conn.closed:
+                break
+    except (_Closed, WebSocketDisconnect):
+        pass
+    finally:
+        if conn is not None:
+            conn.close(conn.close_code or 1000)
+            await service.disconnect(conn)
+        if writer is not None:
+            with contextlib.suppress(Exception):
+                await writer
+        elif ws.application_state == WebSocketState.CONNECTED:
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+
+async def _receive(ws: WebSocket) -> str:
+    message = await ws.receive()
+    if message["type"] == "websocket.disconnect":
+        raise _Closed
+    if message.get("text") is not None:
+        return str(message["text"])
+    data = message.get("bytes") or b""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "\x00"  # not JSON: answered as bad_json
+
+
+async def _refuse(
+    ws: WebSocket, conn: Conn | None, code: str, close: int, /, **params: Any
+) -> None:
+    if conn is not None:
+        conn.send(p.ErrorMsg(code=code, message=t(code, **params)))
+        conn.close(close)
+        return
+    with contextlib.suppress(Exception):
+        await ws.send_text(_error_text(code, **params))
+        await ws.close(code=close)
+
+
+async def _hello(ws: WebSocket, service: Service, msg: Any) -> Conn | None:
+    if not isinstance(msg, p.Hello):
+        await _refuse(ws, None, "hello_first", CLOSE_POLICY)
+        return None
+    if msg.protocol != p.PROTOCOL_VERSION:
+        await _refuse(ws, None, "bad_protocol_version", CLOSE_POLICY, version=msg.protocol)
+        return None
+    pid = await service.people.resolve(msg.token)
+    row = await service.db.profile(pid) if pid else None
+    if row is None or pid is None:
+        await _refuse(ws, None, "bad_token", CLOSE_POLICY)
+        return None
+    return Conn(pid, row["name"])
+
+
+async def _write(ws: WebSocket, conn: Conn) -> None:
+    """Drain the outbox onto the socket; close it when asked."""
+    try:
+        while True:
+            text = await conn.outbox.get()
+            try:
+                if text is None:
+                    await ws.close(code=conn.close_code or 1000)
+                    return
+                await ws.send_text(text)
+            finally:
+                conn.outbox.task_done()
+    except Exception:
+        conn.closed = True
+    finally:
+        # Nobody will send what is left; let Service.settle() stop waiting for it.
+        while not conn.outbox.empty():
+            conn.outbox.get_nowait()
+            conn.outbox.task_done()
