@@ -25,10 +25,10 @@ def check_messages(table: Table, out: Outcome) -> None:
 @pytest.mark.parametrize("cfg", CONFIGS, ids=config_id)
 def test_whole_match_of_humans_and_bots(cfg: tuple[Mode, int, bool]) -> None:
     mode, n, pairs = cfg
-    # Seat 0 is human, the others mix humans and bots of every level.
+    # Seat 0 is human, the others mix humans and bots (Meister has its own test: it thinks).
     seats = [human("Anna")]
     for i in range(1, n):
-        seats.append(human(f"H{i}") if i % 2 == 0 else bot(LEVELS[i % len(LEVELS)]))
+        seats.append(human(f"H{i}") if i % 2 == 0 else bot(("anfaenger", "profi")[i // 2]))
     table = make_table(seats, mode=mode, pairs=pairs, seed=f"whole-{config_id(cfg)}")
     driver = Driver(table, on_outcome=check_messages)
     driver.run()
@@ -60,6 +60,14 @@ def test_whole_match_of_humans_and_bots(cfg: tuple[Mode, int, bool]) -> None:
         for msg in final.values():
             by_side = sorted(msg["standings"], key=lambda s: s["side"])
             assert [sorted(s["seats"]) for s in by_side] == [[0, 2], [1, 3]]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_bot_level_plays_a_seat(level: str) -> None:
+    table = make_table([human("Anna"), bot(level)], seed=f"level-{level}", mode=Mode.BLITZ)
+    Driver(table).run()
+    assert any(e["kind"] == "bot" and e["seat"] == 1 for e in table.log)
+    assert table.xp is not None and table.xp[1] is None and table.xp[0] is not None
 
 
 def test_bots_never_move_instantly_and_rounds_pause() -> None:
