@@ -196,3 +196,40 @@ def test_a_log_that_does_not_fit_is_refused() -> None:
         broken(log, change)
     with pytest.raises(RestoreError):
         Table.restore("m", orig.rules, SEATS, "restore", [], 0.0)
+
+
+def test_a_log_cut_before_its_end_entry_ends_the_match_on_the_next_wakeup() -> None:
+    orig = make_table([human("Anna"), bot()], seed="cut")
+    Driver(orig).run()
+    assert orig.log[-1]["kind"] == "end"
+    cut = json.loads(json.dumps(orig.log[:-1]))
+    rest = Table.restore(orig.match_id, orig.rules, [s.spec for s in orig.seats], orig.seed, cut, 0)
+    assert not rest.finished
+    wake = rest.next_wakeup()
+    assert wake is not None
+    out = rest.advance(wake)
+    assert [e["kind"] for e in out.entries] == ["end"] and out.finished
+    assert rest.finished_reason == orig.finished_reason and rest.xp == orig.xp
+
+
+def test_a_log_cut_after_the_last_human_left_ends_the_match() -> None:
+    orig = make_table([human("Anna"), bot()], seed="cut-leave")
+    out = orig.command(0, {"type": "leave"}, 0.5)
+    assert [e["kind"] for e in out.entries] == ["leave", "end"]
+    cut = json.loads(json.dumps(orig.log[:-1]))
+    rest = Table.restore(orig.match_id, orig.rules, [s.spec for s in orig.seats], orig.seed, cut, 9)
+    wake = rest.next_wakeup()
+    assert wake is not None
+    assert [e["kind"] for e in rest.advance(wake).entries] == ["end"]
+    assert rest.finished_reason == "abandoned"
+
+
+def test_a_clock_that_steps_back_never_writes_entries_out_of_order() -> None:
+    table = make_table([human("Anna"), human("Ben")], seed="skew", now=100.0)
+    assert table.match is not None
+    s = table.match.round.turn
+    legal = table.snapshot(s, 100.0)["view"]["legal"]
+    out = table.command(s, {"type": "move", "move": legal[0], "v": table.version}, 50.0)
+    assert out.error is None and out.entries[0]["t"] == 100.0
+    times = [e["t"] for e in table.log]
+    assert times == sorted(times)

@@ -141,6 +141,7 @@ class Table:
 
     def command(self, seat: int, msg: dict[str, Any], now: float) -> Outcome:
         """Handle a message from ``seat``'s client: move, back ("Ich bin wieder da") or leave."""
+        now = self._clamp(now)
         out = Outcome()
         self._fire_due(now, out)
         try:
@@ -157,6 +158,7 @@ class Table:
         Connections are not logged: they change nothing in the game, and after a
         restore every client has to connect again anyway.
         """
+        now = self._clamp(now)
         out = Outcome()
         self._fire_due(now, out)
         st = self.seats[seat]
@@ -173,6 +175,7 @@ class Table:
         Each timer fires at its own due time (the entries carry that time), so the
         log does not depend on how late the caller wakes up.
         """
+        now = self._clamp(now)
         out = Outcome()
         self._fire_due(now, out)
         return self._finish(out, now)
@@ -265,7 +268,7 @@ class Table:
             raise CommandError("left_match")
         if kind == "leave":
             self._record(LEAVE, seat, {}, now, out)
-            if not any(s.human for s in self.seats):
+            if not self.finished and self._due_end() == ABANDONED:
                 self._record(END, None, {"reason": ABANDONED}, now, out)
             return
         seen = msg.get("v")
@@ -288,12 +291,22 @@ class Table:
         self._record(MOVE, seat, {"move": str(move)}, now, out)
 
     # -- timers ----------------------------------------------------------------
+    def _clamp(self, now: float) -> float:
+        # A caller's clock that steps back must not write entries out of order.
+        return max(now, float(self.log[-1]["t"])) if self.log else now
+
     def _fire_due(self, now: float, out: Outcome) -> None:
         while (due := self.next_wakeup()) is not None and due <= now:
             self._fire(due, out)
 
     def _fire(self, t: float, out: Outcome) -> None:
         m = self._m
+        reason = self._due_end()
+        if reason is not None:
+            # Only reachable after a restore from a log cut between an entry and the
+            # end it implied (live, the end is recorded with its cause).
+            self._record(END, None, {"reason": reason}, t, out)
+            return
         if m.round.over:
             self._record(ROUND, None, {"round": m.round_no + 1}, t, out)
             return
@@ -315,6 +328,16 @@ class Table:
             moves.append(str(mv))
         standin = self.seats[s].expired + 1 >= EXPIRIES_FOR_STANDIN
         self._record(TIMEOUT, s, {"moves": moves, "standin": standin}, t, out)
+
+    def _due_end(self) -> str | None:
+        """Why the match must end now, if it must: decided (§9) or no human left (§10)."""
+        m = self._m
+        if m.round.over and m.over:
+            return m.finished_reason
+        started_with_humans = any(st.spec.kind == "human" for st in self.seats)
+        if started_with_humans and not any(st.human for st in self.seats):
+            return ABANDONED
+        return None
 
     # -- the log ---------------------------------------------------------------
     def _record(
