@@ -98,9 +98,11 @@ function onMessage(msg) {
     case "lobby":
       app.lobby = { lobby: msg.lobby, you: msg.you };
       maybeRematch();
-      if (route().name !== "lobby" || route().arg !== msg.lobby.code) {
-        if (route().name !== "match" || msg.lobby.status === "open") go(`#/lobby/${msg.lobby.code}`);
-      } else render();
+      // While a match is on screen (also its final standings) the lobby waits in the background;
+      // "Nochmal" goes back to it.
+      if (route().name === "match") break;
+      if (route().name !== "lobby" || route().arg !== msg.lobby.code) go(`#/lobby/${msg.lobby.code}`);
+      else render();
       break;
     case "lobby_left":
       app.lobby = null;
@@ -109,7 +111,7 @@ function onMessage(msg) {
       break;
     case "lobby_list":
       app.list = { open: msg.open || [], running: msg.running || [] };
-      if (route().name === "home") render();
+      if (route().name === "home") render({ fromList: true });
       break;
     case "match_started":
       app.matchId = msg.match;
@@ -337,7 +339,14 @@ async function switchLang() {
 // ---- rematch ("Nochmal") ----------------------------------------------------------------------
 
 function again(state) {
-  // A finished match closes its lobby: open a new one with the same rules and bots.
+  app.matchId = null;
+  app.lastState = null;
+  if (app.lobby && app.lobby.lobby.status === "open") {
+    // The server reopens the match's lobby with the same seats and rules: back to it.
+    go(`#/lobby/${app.lobby.lobby.code}`);
+    return;
+  }
+  // Otherwise open a new lobby with the same rules and bots.
   app.rematch = { rules: state.rules, bots: (state.seats || []).filter((s) => s.kind === "bot").map((s) => ({ seat: s.seat, level: s.level })) };
   app.matchId = null;
   app.lastState = null;
@@ -355,7 +364,7 @@ function maybeRematch() {
 
 // ---- render -----------------------------------------------------------------------------------
 
-async function render() {
+async function render(opts = {}) {
   const r = route();
   clearInterval(app.listTimer);
   if (r.name !== "match" && app.table) {
@@ -390,7 +399,9 @@ async function render() {
     screen = await profileScreen();
   } else {
     screen = homeScreen();
-    send({ type: "list_lobbies" });
+    // The list is asked for on entering the screen and then every few seconds; its answer
+    // re-renders without asking again (a request per render would loop).
+    if (!opts.fromList) send({ type: "list_lobbies" });
     app.listTimer = setInterval(() => send({ type: "list_lobbies" }), 5000);
   }
   const focusId = document.activeElement?.id;
@@ -408,7 +419,7 @@ async function main() {
     /* ignore */
   }
   await loadCatalogue(wanted);
-  window.addEventListener("hashchange", render);
+  window.addEventListener("hashchange", () => render());
   bindKeys(() => app.table, closeHelp);
   startGamepad(() => app.table, closeHelp);
   if (getToken()) live.start();

@@ -92,7 +92,7 @@ export function layout(line, openerIndex, width, height, { maxUnitPx = 40 } = {}
     left.push({ inner: b, outer: a, double: a === b, index: i });
   }
 
-  let best = null;
+  const options = [];
   for (let limit = 3; limit <= 16; limit++) {
     const ra = layArm(right, half, limit);
     const la = layArm(left, half, limit);
@@ -107,10 +107,13 @@ export function layout(line, openerIndex, width, height, { maxUnitPx = 40 } = {}
       L: { x: -la.slot.x, y: -la.slot.y, angle: la.slot.angle + 180 },
     };
     const bbox = bounds(tiles, ends);
-    const scale = Math.min(width / (bbox[2] * U), height / (bbox[3] * U));
-    // Prefer the largest scale; among near-equal ones the longer rows (fewer turns).
-    if (!best || scale > best.scale * 1.02) best = { scale, tiles, ends, bbox };
+    // Units never grow beyond maxUnitPx, so many row lengths tie at the cap: then the longer
+    // rows win (fewer turns read more easily).
+    const scale = Math.min(width / bbox[2], height / bbox[3], maxUnitPx);
+    options.push({ scale, tiles, ends, bbox });
   }
+  const top = Math.max(...options.map((o) => o.scale));
+  const best = options.filter((o) => o.scale >= top * 0.98).pop();
   return { tiles: best.tiles, ends: best.ends, viewBox: fitBox(best.bbox, aspect, width, maxUnitPx) };
 }
 

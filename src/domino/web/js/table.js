@@ -70,10 +70,14 @@ export class TableView {
     this.pending = false;
     this.receivedAt = performance.now();
     const v = state.view || {};
+    // Public facts on the root, for styling and for the browser tests to wait on.
+    Object.assign(this.root.dataset, { v: String(state.v), phase: state.phase || "", you: String(state.you) });
     // A selection survives a snapshot only if the tile is still playable.
     if (this.selected && !this.fits(this.selected).length) this.selected = null;
     if (!prev || prev.view?.round !== v.round) this.seenLog = [];
-    this.handleEvents(state.events || [], prev);
+    // The same snapshot may arrive twice (several sockets of one profile): tell its events once.
+    const repeat = prev && prev.v === state.v && JSON.stringify(prev.events) === JSON.stringify(state.events);
+    if (!repeat) this.handleEvents(state.events || [], prev);
     const focusKey = document.activeElement?.dataset?.focusKey;
     this.renderTop();
     this.renderSeats();
@@ -309,12 +313,14 @@ export class TableView {
     const rules = s.rules || {};
     clear(this.topEl);
     this.topEl.append(
+      ...[
       h("span.chip.mode", {}, t(`mode.${rules.mode || "klassisch"}`)),
       h("span.chip", {}, t("table.round", { n: v.round || 1 })),
       h("span.chip", {}, t("table.target", { n: rules.target_points ?? rules.target ?? "" })),
       this.me === null ? h("span.chip.spectator", { "data-testid": "spectator-label" }, t("table.spectator")) : null,
       h("span.spacer"),
       h("button.icon-btn", { type: "button", onclick: () => this.hooks.help(), "aria-label": t("ui.help") }, "?"),
+      ].filter(Boolean),
     );
   }
 
@@ -401,7 +407,7 @@ export class TableView {
     const line = v.line || [];
     const w = this.boardEl.clientWidth || 300;
     const hgt = this.boardEl.clientHeight || 200;
-    const lay = layout(line, this.openerIndex(v), w, hgt, { maxUnitPx: w < 500 ? 26 : 36 });
+    const lay = layout(line, this.openerIndex(v), w, hgt, { maxUnitPx: w < 500 ? 28 : 46 });
     this.lay = lay;
     const last = this.lastPlayedIndex(v);
     let markup = "";
