@@ -164,6 +164,9 @@ def test_two_expired_turns_in_a_row_bring_a_standin_and_back_ends_it() -> None:
     msg = dict(driver.outcomes[-1].messages)[1]
     assert msg["seats"][0]["standin"] is True
     assert {"kind": "standin", "seat": 0} in msg["events"]
+    kinds = [e["kind"] for e in msg["events"]]
+    moved = [i for i, k in enumerate(kinds) if k in ("draw", "play", "pass")]
+    assert kinds[0] == "timeout" and moved and moved[-1] < kinds.index("standin")
     # From now on a bot (Fortgeschritten) plays seat 0, after a natural delay.
     entry = run_until_kind(driver, "bot", 0)
     m = table.match

@@ -375,6 +375,7 @@ class Table:
             self._events.append({"kind": "timeout", "seat": seat})
             for text in payload["moves"]:
                 self._m.apply(Move.parse(text), seat)
+            self._collect_events()  # the automatic moves before the stand-in news
             st = self.seats[seat]
             st.expired += 1
             if payload.get("standin") and not st.standin:
