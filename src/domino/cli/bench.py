@@ -38,6 +38,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--seed", type=int, default=1)
     e.add_argument("--skip-modes", action="store_true", help="only the anchor workload")
     e.set_defaults(func=run_engine)
+    from domino.cli.bench_server import register as register_server
+
+    register_server(what)
 
 
 def api_rounds(rules: Rules) -> Workload:
