@@ -41,8 +41,9 @@ def _engine_playout(r: RoundState, first_index: int) -> tuple[int, ...]:
         legal = r.legal_moves()
         plays = [m for m in legal if m.is_play]
         if plays:
-            idx = greedy(r.hands[r.turn], r.left, r.right, r.left_double, r.right_double,
-                         r.rules.fives)
+            idx = greedy(
+                r.hands[r.turn], r.left, r.right, r.left_double, r.right_double, r.rules.fives
+            )
             move = MOVES[idx]
             assert move in plays
         else:
@@ -50,8 +51,7 @@ def _engine_playout(r: RoundState, first_index: int) -> tuple[int, ...]:
             assert move is not PASS_MOVE or len(legal) == 1
         r.apply(move)
     assert r.result is not None
-    return tuple(p + f - b for p, f, b in zip(r.result.points, r.result.fives, before,
-                                             strict=True))
+    return tuple(p + f - b for p, f, b in zip(r.result.points, r.result.fives, before, strict=True))
 
 
 @pytest.mark.parametrize("k", range(len(CONFIGS)))
@@ -76,7 +76,14 @@ def test_determinize_reproduces_the_view() -> None:
             d = determinize(v, _truth(r))
             w = view(d, v.seat)
             assert (w.hand, w.left, w.right, w.lager_count, w.hand_counts, w.legal, w.drew) == (
-                v.hand, v.left, v.right, v.lager_count, v.hand_counts, v.legal, v.drew)
+                v.hand,
+                v.left,
+                v.right,
+                v.lager_count,
+                v.hand_counts,
+                v.legal,
+                v.drew,
+            )
 
 
 def test_check_refuses_a_guess_that_contradicts_the_view() -> None:
