@@ -167,3 +167,15 @@ def test_move_text_is_normalised_in_the_log() -> None:
     text = f"{mv.tile.low}|{mv.tile.high} {str(mv.end).lower()}"
     out = table.command(s, {"type": "move", "move": text, "v": table.version}, 0.5)
     assert out.error is None and out.entries[0]["payload"]["move"] == legal[0]
+
+
+def test_every_refusal_has_a_german_sentence() -> None:
+    from domino.i18n import CATALOGUES
+
+    codes = [
+        "bad_seat", "bad_message", "unknown_type", "not_seated", "match_over", "left_match",
+        "stale_version", "bad_move_text", "bad_end", "invalid_tile", "invalid_move",
+        "not_your_turn", "round_over", "not_in_hand", "does_not_fit", "must_play",
+        "must_draw", "no_lager", "lager_empty",
+    ]  # fmt: skip
+    assert [c for c in codes if c not in CATALOGUES["de"]] == []

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from table_support import CONFIGS, Driver, bot, config_id, human, make_table
 
+import domino.table.table as table_module
 from domino.bots import LEVELS
-from domino.rules import MAX_ROUNDS, Mode
+from domino.rules import MAX_ROUNDS, Mode, Move
 from domino.table import Outcome, Table, match_xp
 
 
@@ -137,3 +138,25 @@ def test_spectators_see_no_hand_and_no_legal_moves() -> None:
         view = msg["view"]
         assert isinstance(view, dict)
         assert view["hand"] is None and view["legal"] == [] and view["seat"] is None
+
+
+class _BrokenBot:
+    level = "profi"
+
+    def __init__(self, fail: bool) -> None:
+        self.fail = fail
+
+    def choose(self, view: object) -> object:
+        if self.fail:
+            raise RuntimeError("policy crashed")
+        return Move.parse("6|6 L")  # never legal after the opening
+
+
+@pytest.mark.parametrize("fail", [True, False])
+def test_a_failing_bot_policy_falls_back_to_fortgeschritten(
+    monkeypatch: pytest.MonkeyPatch, fail: bool
+) -> None:
+    monkeypatch.setattr(table_module, "make_bot", lambda level, seed: _BrokenBot(fail))
+    table = make_table([human("Anna"), bot("profi")], seed="broken-bot")
+    Driver(table).run()
+    assert table.finished and any(e["kind"] == "bot" for e in table.log)

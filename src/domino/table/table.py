@@ -313,8 +313,13 @@ class Table:
         s = m.round.turn
         level = self.seats[s].bot_level
         if level is not None:
-            bot = make_bot(level, f"{self.seed}|bot|{s}|{self.version}")
-            move = bot.choose(view(m, s))
+            seen = view(m, s)
+            try:
+                move = make_bot(level, f"{self.seed}|bot|{s}|{self.version}").choose(seen)
+            except Exception:  # a failing policy must not stop the match
+                move = auto_move(seen)
+            if move not in seen.legal:
+                move = auto_move(seen)
             self._record(BOT_MOVE, s, {"move": str(move)}, t, out)
             return
         # The human's turn ran out: Fortgeschritten's choice, drawing until a tile
