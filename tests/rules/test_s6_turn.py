@@ -268,9 +268,9 @@ def test_s6_every_turn_public_learns_play_draw_count_and_pass() -> None:
 
 
 # -- perft-like reference ------------------------------------------------------
-# Legal-move counts along fixed seeded playouts (always the first legal move),
-# and the number of move sequences of a given depth from scripted positions.
-# The deals are fixed, so draws are deterministic and the counts are exact.
+# The number of move sequences of a given depth from scripted deals, and the
+# legal-move counts along a fixed playout (always the first legal move). The
+# deals are explicit, so draws are deterministic and the counts are exact.
 # Regenerate only when a rule deliberately changes; each figure was checked
 # against the independent model of rules_reference.py (test_playouts).
 
@@ -285,22 +285,51 @@ def _perft(rules: Rules, deal: Deal, path: tuple[Move, ...], depth: int) -> int:
     return sum(_perft(rules, deal, (*path, m), depth - 1) for m in r.legal_moves())
 
 
-PERFT = {
-    # (seats, lager, pairs, seed of shuffled_deal): [perft(1), perft(2), ...]
-    (2, True, False, 1): [8, 24, 98, 288, 834],
-    (3, True, False, 2): [6, 10, 14, 28],
-    (4, True, False, 3): [2, 4, 12, 16],
-    (4, False, True, 4): [4, 14, 44, 126, 280],
-    (3, False, False, 5): [4, 12, 36, 92],
-}
+# (seats, lager, pairs, hands, Lager top first) -> [perft(1), perft(2), ...]
+PERFT: list[tuple[int, bool, bool, tuple[str, ...], str, list[int]]] = [
+    (
+        2, True, False,
+        ("6|3 4|2 5|3 1|0 5|4 3|1 2|2", "2|1 5|1 4|3 4|0 5|2 3|2 6|2"),
+        "6|5 4|4 4|1 5|0 6|4 6|1 6|6 3|3 5|5 1|1 6|0 3|0 2|0 0|0",
+        [8, 24, 98, 288, 834],
+    ),
+    (
+        3, True, False,
+        ("4|2 5|1 3|0 2|1 1|0", "6|3 3|2 6|2 5|4 5|3", "4|0 2|0 6|4 5|2 1|1"),
+        "6|0 5|5 6|6 0|0 4|4 4|3 6|5 2|2 6|1 4|1 3|1 5|0 3|3",
+        [6, 10, 14, 28],
+    ),
+    (
+        4, True, False,
+        ("6|2 3|2 3|0 5|2 6|1", "1|1 5|1 4|4 1|0 4|0", "5|3 0|0 4|2 3|3 6|0",
+         "3|1 5|0 6|3 6|4 2|1"),
+        "6|5 5|5 6|6 4|1 5|4 2|0 2|2 4|3",
+        [2, 4, 12, 16],
+    ),
+    (
+        4, False, True,
+        ("1|1 2|2 3|3 6|4 6|1 0|0 5|0", "3|0 3|2 4|2 3|1 6|3 6|5 4|0",
+         "2|1 2|0 1|0 6|2 6|0 4|1 4|4", "5|3 5|4 5|1 4|3 5|2 6|6 5|5"),
+        "",
+        [4, 14, 44, 126, 280],
+    ),
+    (
+        3, False, False,
+        ("6|3 5|4 6|0 5|3 6|6 3|1 5|2", "5|0 2|1 6|1 6|2 3|3 5|1 4|1",
+         "2|2 2|0 4|4 4|3 6|4 3|2 1|0"),
+        "",
+        [4, 12, 36, 92],
+    ),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize("key", list(PERFT))
-def test_s6_perft_reference_counts(key: tuple[int, bool, bool, int]) -> None:
-    seats, lager, pairs, seed = key
+@pytest.mark.parametrize("case", PERFT, ids=lambda c: f"{c[0]}seats-lager{c[1]}-pairs{c[2]}")
+def test_s6_perft_reference_counts(
+    case: tuple[int, bool, bool, tuple[str, ...], str, list[int]],
+) -> None:
+    seats, lager, pairs, hands, lager_top, expected = case
     rules = Rules(seats=seats, lager=lager, pairs=pairs)
-    d = shuffled_deal(rules, seed=seed)
-    expected = PERFT[key]
+    d = deal(rules, *hands, lager=lager_top)
     assert [_perft(rules, d, (), depth) for depth in range(1, len(expected) + 1)] == expected
 
 
@@ -310,8 +339,19 @@ def test_s6_the_worked_example_perft() -> None:
     assert [_perft(rules, d, (), depth) for depth in range(1, 9)] == [2, 2, 2, 4, 4, 10, 18, 28]
 
 
-def test_s6_legal_move_counts_along_a_seeded_match() -> None:
-    m = MatchState(Rules(seats=4), seed="perft")
+def test_s6_legal_move_counts_along_a_scripted_round() -> None:
+    rules = Rules(seats=4)
+    m = MatchState(
+        rules,
+        deal=deal(
+            rules,
+            "6|1 2|2 6|4 4|0 5|4",
+            "3|0 4|3 5|5 0|0 5|2",
+            "6|6 1|0 5|1 1|1 6|5",
+            "5|0 6|0 6|3 2|1 3|2",
+            lager="2|0 4|1 3|1 6|2 3|3 4|2 4|4 5|3",
+        ),
+    )
     counts = []
     while not m.round.over:
         counts.append(len(m.round.legal_moves()))
