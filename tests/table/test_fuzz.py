@@ -1,0 +1,85 @@
+"""Random sessions: commands, garbage, connections and time jumps keep the table sane."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from table_support import CONFIGS, bot, config_id, human, make_table
+
+from domino.rules import Mode
+from domino.table import SeatSpec, Table
+
+
+def random_command(rng: random.Random, table: Table, seat: int, now: float) -> dict[str, Any]:
+    roll = rng.random()
+    if roll < 0.55:
+        legal = table.snapshot(seat, now)["view"]["legal"]
+        text = rng.choice(legal) if legal else "P"
+        v = table.version if rng.random() < 0.9 else table.version - rng.randint(1, 3)
+        return {"type": "move", "move": text, "v": v}
+    if roll < 0.7:
+        tile = f"{rng.randint(0, 7)}|{rng.randint(0, 6)} {rng.choice('LRX')}"
+        return {"type": "move", "move": rng.choice([tile, "D", "P", ""]), "v": table.version}
+    if roll < 0.8:
+        return {"type": "back"}
+    if roll < 0.83:
+        return {"type": "leave"}
+    return rng.choice(
+        [{}, {"type": 3}, {"type": "move"}, {"type": "hug"}, {"type": "move", "v": 1}]
+    )
+
+
+def comparable(table: Table, audience: int | None, now: float) -> dict[str, Any]:
+    msg: dict[str, Any] = json.loads(json.dumps(table.snapshot(audience, now)))
+    del msg["clock"]
+    for s in msg["seats"]:
+        del s["connected"]
+    return msg
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[::3], ids=config_id)
+def test_random_sessions_keep_the_table_consistent(cfg: tuple[Mode, int, bool]) -> None:
+    mode, n, pairs = cfg
+    rng = random.Random(config_id(cfg))
+    seats: list[SeatSpec] = [human(f"H{i}") if i % 3 != 2 else bot("anfaenger") for i in range(n)]
+    table = make_table(seats, mode=mode, pairs=pairs, seed=f"fuzz-{config_id(cfg)}")
+    now = 0.0
+    for _ in range(400):
+        if table.finished:
+            break
+        before = table.version
+        roll = rng.random()
+        if roll < 0.5:
+            now += rng.choice([0.1, 0.5, 2.0, 7.0, 25.0])
+            out = table.advance(now)
+        elif roll < 0.6:
+            seat = rng.randrange(n)
+            out = table.set_connected(seat, rng.random() < 0.5, now)
+        else:
+            seat = rng.randrange(n)
+            out = table.command(seat, random_command(rng, table, seat, now), now)
+        # Versions count up with the entries, and every message carries the new version.
+        assert [e["v"] for e in out.entries] == list(range(before + 1, table.version + 1))
+        assert all(msg["v"] == table.version for _, msg in out.messages)
+        if out.error is not None:
+            assert out.error["message"] and out.error["v"] == table.version
+        times = [e["t"] for e in table.log]
+        assert times == sorted(times) and times[-1] <= now
+        wake = table.next_wakeup()
+        assert (wake is None) == table.finished
+        assert wake is None or wake > now  # nothing due is left unfired
+    # The log alone rebuilds the same table.
+    rest = Table.restore(
+        table.match_id,
+        table.rules,
+        seats,
+        table.seed,
+        json.loads(json.dumps(table.log)),
+        now + 100.0,
+        timing=table.timing,
+    )
+    for a in [*range(n), None]:
+        assert comparable(rest, a, now + 100.0) == comparable(table, a, now)
