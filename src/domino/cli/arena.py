@@ -119,8 +119,15 @@ def play_arena(
     matches: int,
     seed: str,
     progress: Any = None,
+    checkpoint: Any = None,
+    every: int = 20,
 ) -> ArenaResult:
-    """Play ``matches`` matches and count; ``progress(done, total)`` is called after each."""
+    """Play ``matches`` matches and count; ``progress(done, total)`` is called after each.
+
+    ``checkpoint(result_so_far)`` is called after every ``every`` matches (an even number,
+    so twin deals stay together). Match ``i`` does not depend on ``matches``, so the first
+    ``k`` matches of a long run are exactly a run with ``--matches k``.
+    """
     stats = {lv: LevelStats(lv) for lv in dict.fromkeys(levels)}
     rounds = 0
     for i in range(matches):
@@ -147,6 +154,8 @@ def play_arena(
         _count_match(rules, at, match, stats)
         if progress is not None:
             progress(i + 1, matches)
+        if checkpoint is not None and (i + 1) % every == 0 and i + 1 < matches:
+            checkpoint(ArenaResult(rules, levels, i + 1, rounds, stats))
     return ArenaResult(rules, levels, matches, rounds, stats)
 
 
@@ -210,7 +219,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--mode", default="klassisch", choices=[m.value for m in Mode])
     p.add_argument("--matches", type=int, default=200)
     p.add_argument("--seed", default="1", help="seed of deals and bots (default 1)")
-    p.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    p.add_argument(
+        "--json", default=None, help="also write the figures to this JSON file (updated as it goes)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -224,11 +235,27 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rules = Rules.preset(args.mode, args.seats, args.paare)
     levels = (args.a, args.b)
+    command = " ".join(["domino", *sys.argv[1:]]) if sys.argv else ""
+
+    def save(result: ArenaResult, partial: bool) -> dict[str, Any]:
+        summary = result.summary()
+        summary["command"] = command
+        summary["partial"] = partial
+        if args.json:
+            # A long run leaves a usable prefix behind if it has to be stopped.
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump(summary, fh, indent=2)
+        return summary
+
     result = play_arena(
-        rules, levels, args.matches, str(args.seed), None if args.quiet else Bar()
+        rules,
+        levels,
+        args.matches,
+        str(args.seed),
+        None if args.quiet else Bar(),
+        (lambda r: save(r, True)) if args.json else None,
     )
-    summary = result.summary()
-    summary["command"] = " ".join(["domino", *sys.argv[1:]]) if sys.argv else ""
+    summary = save(result, False)
     print(
         f"{args.matches} matches, {result.rounds} rounds: {rules.mode.value}, "
         f"{rules.seats} seats{', Paare' if rules.pairs else ''}, target {rules.target_points}, "
@@ -245,7 +272,4 @@ def run(args: argparse.Namespace) -> int:
             f"{d['avg_points']:>10.1f}{d['rounds_won']:>11}"
             f"{d['time_median_ms']:>10.3f}{d['time_p99_ms']:>9.3f}"
         )
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(summary, fh, indent=2)
     return 0
