@@ -56,3 +56,15 @@ def test_the_command_runs_and_prints_each_level(capsys: pytest.CaptureFixture[st
     captured = capsys.readouterr()
     assert "meister" in captured.out and "anfaenger" in captured.out
     assert "2/2" in captured.err  # the progress bar
+
+
+def test_checkpoints_are_prefixes_of_the_run() -> None:
+    rules = Rules(seats=2)
+    seen: list[tuple[int, float]] = []
+    play_arena(
+        rules, ("profi", "anfaenger"), 8, "cp",
+        checkpoint=lambda r: seen.append((r.matches, r.stats["profi"].wins)), every=4,
+    )
+    assert [m for m, _ in seen] == [4]
+    prefix = play_arena(rules, ("profi", "anfaenger"), 4, "cp")
+    assert prefix.stats["profi"].wins == seen[0][1]
