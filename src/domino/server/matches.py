@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("domino.server")
 
+#: After a failed write the task waits this long (clock seconds) before trying again.
+RETRY_AFTER = 1.0
+
+
+class PersistError(Exception):
+    """Entries could not be stored; the table was rebuilt from what is stored."""
+
 
 class MatchRunner:
     """One live match: its table, who sits where, who watches, and its task."""
@@ -45,6 +52,7 @@ class MatchRunner:
         self.idle = False
         self.task: asyncio.Task[None] | None = None
         self.broken = False
+        self.finished_players: list[str] = []
 
     # -- who is where --------------------------------------------------------------------
     def seat_of(self, profile: str) -> int | None:
@@ -82,16 +90,20 @@ class MatchRunner:
     async def _run(self) -> None:
         clock = self.service.clock
         try:
-            while not self.table.finished:
+            while not self.table.finished and not self.broken:
                 self.wake.clear()
+                due = None
                 async with self.lock:
-                    out = self.table.advance(clock.now())
-                    await self._apply(out)
-                if self.table.finished:
+                    try:
+                        await self._apply(self.table.advance(clock.now()))
+                        due = self.table.next_wakeup()
+                    except PersistError:
+                        due = clock.now() + RETRY_AFTER
+                if self.table.finished or self.broken:
                     break
                 self.idle = True
                 await self.service.notify_activity()
-                await clock.wait_until(self.table.next_wakeup(), self.wake)
+                await clock.wait_until(due, self.wake)
                 self.idle = False
         except asyncio.CancelledError:
             raise
@@ -113,7 +125,12 @@ class MatchRunner:
                 return
             out = self.table.command(seat, msg, self.service.clock.now())
             leaving = msg.get("type") == "leave" and out.error is None
-            await self._apply(out, after=(lambda: self.left.add(seat)) if leaving else None)
+            try:
+                await self._apply(out, after=(lambda: self.left.add(seat)) if leaving else None)
+            except PersistError:
+                # Not stored, so not accepted: the client may simply try again.
+                self._error(conn, "internal_error", ref)
+                return
             if out.error is not None:
                 conn.send({**out.error, "match": self.id, "ref": ref})
                 if out.error.get("code") == "stale_version":
@@ -163,13 +180,48 @@ class MatchRunner:
         # could announce something a crash would undo.
         if out.entries:
             start = out.entries[0]["v"] - 1
-            await self.service.db.append(self.id, start, out.entries)
+            try:
+                await self.service.db.append(self.id, start, out.entries)
+            except Exception as exc:
+                log.exception("match %s: entries %d.. not stored", self.id, start + 1)
+                await self._recover()
+                raise PersistError from exc
+        if out.finished:
+            # XP, stats and record are stored before anyone hears that the match is over.
+            await self.service.store_finish(self)
         for seat, msg in out.messages:
             self._route(seat, self._decorate(msg))
         if after is not None:
             after()
         if out.finished:
-            await self.service.finish_match(self)
+            await self.service.after_finish(self)
+
+    async def _recover(self) -> None:
+        # The table in memory is ahead of the database; rebuild it from the stored log so
+        # the two agree again (what was not stored never happened). If even that fails,
+        # stop this match: a restart resumes it from the database.
+        old = self.table
+        try:
+            stored = await self.service.db.match_log(self.id)
+            table = Table.restore(
+                self.id,
+                old.rules,
+                [s.spec for s in old.seats],
+                old.seed,
+                stored,
+                self.service.clock.now(),
+                timing=self.service.settings.timing,
+            )
+        except Exception:
+            log.exception("match %s cannot be recovered; stopping it", self.id)
+            self.broken = True
+            return
+        now = self.service.clock.now()
+        for i, st in enumerate(old.seats):
+            if st.connected and table.seats[i].spec.kind == "human":
+                table.set_connected(i, True, now)
+        self.table = table
+        self.left = {i for i, s in enumerate(table.seats) if s.left}
 
     def _route(self, seat: int | None, msg: dict[str, Any]) -> None:
         if seat is None:

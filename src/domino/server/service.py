@@ -49,6 +49,7 @@ class Service:
         self.conns: dict[str, set[Conn]] = {}
         self.lobby_lock = asyncio.Lock()
         self.activity = asyncio.Condition()
+        self.busy = 0  # messages being handled (see settle)
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
@@ -188,6 +189,14 @@ class Service:
     # -- dispatch ------------------------------------------------------------------------
     async def handle(self, conn: Conn, msg: BaseModel) -> None:
         """One parsed message from a signed-in socket."""
+        self.busy += 1
+        try:
+            await self._handle(conn, msg)
+        finally:
+            self.busy -= 1
+            await self.notify_activity()
+
+    async def _handle(self, conn: Conn, msg: BaseModel) -> None:
         ref = getattr(msg, "ref", None)
         try:
             match msg:
@@ -447,7 +456,12 @@ class Service:
             del self.seated[pid]
 
     async def finish_match(self, runner: MatchRunner) -> None:
-        """Store XP, stats, record and result; reopen the lobby; tell the players."""
+        """Both halves of a match's end (used when a restored log already ends)."""
+        await self.store_finish(runner)
+        await self.after_finish(runner)
+
+    async def store_finish(self, runner: MatchRunner) -> None:
+        """Store XP, stats, record and result of a finished match."""
         table = runner.table
         now = self.clock.now()
         snap = table.snapshot(None, now)
@@ -479,13 +493,18 @@ class Service:
             "names": runner.names(),
         }
         await self.db.finish_match(runner.id, now, result, record_of(table), players)
+        runner.finished_players = [pl["profile_id"] for pl in players]
         for pl in players:
             if self.seated.get(pl["profile_id"]) == runner.id:
                 del self.seated[pl["profile_id"]]
         self.runners.pop(runner.id, None)
         for c in runner.spectators:
             c.watching.discard(runner.id)
-        rows = await self.db.profiles([pl["profile_id"] for pl in players])
+
+    async def after_finish(self, runner: MatchRunner) -> None:
+        """Tell the players their new profile and open the lobby again."""
+        table = runner.table
+        rows = await self.db.profiles(runner.finished_players)
         for pid, row in rows.items():
             for c in self.conns_of(pid):
                 c.send(p.ProfileMsg(profile=profile_out(row)))
