@@ -217,6 +217,11 @@ def start(host: Client) -> dict[str, Any]:
     return host.recv_type("state")
 
 
+def answered(v: int) -> Callable[[dict[str, Any]], bool]:
+    """The answer to a move made on version ``v``: an error or a newer state."""
+    return lambda m: m["type"] == "error" or (m["type"] == "state" and m["v"] > v)
+
+
 def play_out(
     h: Harness,
     players: list[Client],
@@ -249,9 +254,7 @@ def play_out(
             acted.add((id(c), st["v"]))
             move = rng.choice(st["view"]["legal"])
             c.send({"type": "move", "match": st["match_id"], "move": move, "v": st["v"]})
-            c.recv_until(
-                lambda m: m["type"] == "error" or (m["type"] == "state" and m["v"] > st["v"])
-            )
+            c.recv_until(answered(st["v"]))
             moved = True
         if moved:
             continue
