@@ -1,6 +1,6 @@
-"""``domino bench server`` and ``domino bench crash`` (see docs/reliability.md).
+"""``domino bench server``, ``crash`` and ``leaks`` (see docs/reliability.md).
 
-The work lives in :mod:`domino.loadtest`; this module only adds the two
+The work lives in :mod:`domino.loadtest`; this module only adds the
 subcommands to ``domino bench``.
 """
 
@@ -10,8 +10,9 @@ import argparse
 
 
 def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``server`` and ``crash`` to the ``domino bench`` subparsers ``what``."""
-    from domino.loadtest import bench, crash
+    """Add ``server``, ``crash`` and ``leaks`` to the ``domino bench`` subparsers ``what``."""
+    from domino.loadtest import audit, bench, crash
 
     bench.register(what)
     crash.register(what)
+    audit.register(what)

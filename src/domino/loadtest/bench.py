@@ -192,7 +192,11 @@ async def _ramp(args: argparse.Namespace, server: ServerProcess, steps: list[int
         if args.flood and rows and server.alive():
             await loaders[0].send("flood")
             row = await _measure(loaders, server, base.rss, args.window)
-            row.flood = next((ld.flood for ld in loaders if ld.flood), {})
+            for _ in range(60):  # the flooder reports once the server closed it
+                if loaders[0].flood:
+                    break
+                await asyncio.sleep(0.5)
+            row.flood = dict(loaders[0].flood) or {"flood_close": "no report"}
             rows.append(row)
             print(_line(row) + f"  with one flooder: {row.flood}", flush=True)
     finally:

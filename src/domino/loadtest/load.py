@@ -46,7 +46,7 @@ async def flood(url: str, http: httpx.AsyncClient, report: dict[str, Any]) -> No
     ws_url = url.replace("http://", "ws://", 1) + "/ws"
     t0 = time.perf_counter()
     sent = 0
-    async with connect(ws_url, compression=None, ping_interval=None) as ws:
+    async with connect(ws_url, compression=None, ping_interval=None, close_timeout=2) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
         try:
             while sent < FLOOD_MAX and time.perf_counter() - t0 < FLOOD_SECONDS:
