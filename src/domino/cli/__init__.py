@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("demo", "bench", "arena", "serve")
+COMMANDS = ("demo", "bench", "arena", "serve", "replay")
 
 
 def build_parser() -> argparse.ArgumentParser:
