@@ -1,0 +1,118 @@
+"""Limits a client meets: frame size, message budget, bad input, Origin, other seats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from .harness import Closed, Harness, harness, lobby_with_bots, start
+
+
+def _closed_with(c, code: int) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(Closed) as info:
+        while True:
+            c.recv()
+    assert info.value.code == code
+
+
+def test_frames_over_8_kib_are_refused_with_1009(h: Harness) -> None:
+    c = h.person("Anna")
+    c.send_raw('{"type": "ping", "ref": "' + "x" * 8200 + '"}')
+    err = c.recv()
+    assert err["code"] == "frame_too_big" and "8192" in err["message"]
+    _closed_with(c, 1009)
+
+
+def test_a_frame_of_exactly_8_kib_is_read(h: Harness) -> None:
+    c = h.person("Anna")
+    text = '{"type": "ping"' + " " * (8192 - 16) + "}"
+    assert len(text.encode()) == 8192
+    c.send_raw(text)
+    assert c.recv()["type"] == "pong"
+
+
+def test_flooding_closes_with_1008(h: Harness) -> None:
+    c = h.person("Anna")  # hello used one message of the budget
+    for _ in range(29):
+        c.send({"type": "ping"})
+    assert all(c.recv()["type"] == "pong" for _ in range(29))
+    c.send({"type": "ping"})
+    err = c.recv()
+    assert err["code"] == "rate_limited"
+    _closed_with(c, 1008)
+
+
+def test_the_budget_refills_with_time(h: Harness) -> None:
+    c = h.person("Anna")
+    for _ in range(29):
+        c.send({"type": "ping"})
+    assert all(c.recv()["type"] == "pong" for _ in range(29))
+    h.clock.advance(1.0)  # ten more messages
+    for _ in range(10):
+        assert c.request({"type": "ping"}, "pong")
+
+
+def test_bad_input_gets_errors_and_repeated_abuse_closes(h: Harness) -> None:
+    c = h.person("Anna")
+    c.send_raw("{not json")
+    assert c.recv()["code"] == "bad_json"
+    c.send_raw("[1, 2]")
+    assert c.recv()["code"] == "bad_message"
+    c.send({"type": "explode", "ref": "r1"})
+    err = c.recv()
+    assert (err["code"], err["ref"]) == ("unknown_type", "r1") and "explode" in err["message"]
+    c.ws.send_bytes(b"\xff\xfe")
+    assert c.recv()["code"] == "bad_json"
+    # Good messages in between are still answered.
+    assert c.request({"type": "ping"}, "pong")
+    c.send({"type": "move"})
+    assert c.recv()["code"] == "too_many_errors"
+    _closed_with(c, 1008)
+
+
+def test_a_foreign_origin_is_refused_before_the_upgrade(tmp_path: Path) -> None:
+    with harness(tmp_path, origins=("https://domino.example",)) as h:
+        token = h.guest("Anna")
+        with pytest.raises(WebSocketDisconnect):
+            h.connect(token, headers={"origin": "https://evil.example"})
+        ok = h.connect(token, headers={"origin": "https://domino.example"})
+        assert ok.profile["name"] == "Anna"
+
+
+def test_the_default_allowlist_is_the_servers_own_address(h: Harness) -> None:
+    token = h.guest("Anna")
+    assert h.connect(token, headers={"origin": "http://127.0.0.1:8000"}).profile
+    assert h.connect(token, headers={"origin": "http://localhost:8000"}).profile
+    with pytest.raises(WebSocketDisconnect):
+        h.connect(token, headers={"origin": "http://127.0.0.1:9999"})
+
+
+def test_cors_is_off_by_default(h: Harness) -> None:
+    r = h.tc.options(
+        "/api/guest",
+        headers={"origin": "https://evil.example", "access-control-request-method": "POST"},
+    )
+    assert "access-control-allow-origin" not in r.headers
+
+
+def test_nobody_acts_for_a_seat_that_is_not_theirs(h: Harness) -> None:
+    anna, ben, zoe = h.person("Anna"), h.person("Ben"), h.person("Zoe")
+    lobby_with_bots(anna, 2, [], joiners=(ben,))
+    st = start(anna)
+    mid, v = st["match_id"], st["v"]
+    # A seat cannot be named: the server takes it from the token.
+    anna.expect_error({"type": "move", "match": mid, "move": "D", "v": v, "seat": 1}, "bad_message")
+    zoe.expect_error({"type": "move", "match": mid, "move": "D", "v": v}, "not_seated")
+    zoe.request({"type": "watch", "match": mid}, "state")
+    zoe.expect_error({"type": "leave_match", "match": mid}, "not_seated")
+    zoe.expect_error({"type": "back", "match": mid}, "not_seated")
+    turn = st["view"]["turn"]
+    other = ben if turn == 0 else anna
+    other.send({"type": "move", "match": mid, "move": "D", "v": v})
+    assert other.recv_type("error")["code"] in ("not_your_turn", "must_play", "no_lager")
+    anna.expect_error(
+        {"type": "move", "match": "m_doesnotexist", "move": "D", "v": v}, "match_not_found"
+    )
+    assert h.service.runners[mid].table.version == v
