@@ -1,6 +1,6 @@
 // The application: routes (hash based), the live connection, and the screens around the table.
 
-import { h, clear } from "./dom.js";
+import { h, clear, refocus } from "./dom.js";
 import { t, loadCatalogue, lang } from "./i18n.js";
 import { api, getToken, setToken, Live } from "./net.js";
 import { TableView } from "./table.js";
@@ -21,6 +21,7 @@ const app = {
   status: "closed",
   rematch: null, // rules and bots to set up again after "Nochmal"
   listTimer: null,
+  newSeats: 2, // the seat count chosen on the home screen
   joining: null, // the lobby code a join_lobby was sent for
 };
 
@@ -111,7 +112,7 @@ function onMessage(msg) {
       break;
     case "lobby_list":
       app.list = { open: msg.open || [], running: msg.running || [] };
-      if (route().name === "home") render({ fromList: true });
+      if (route().name === "home") updateLists();
       break;
     case "match_started":
       app.matchId = msg.match;
@@ -212,10 +213,14 @@ function startScreen() {
   return h("main.screen.start", {}, hero, h("div.forms", {}, guest, acc, err));
 }
 
-function homeScreen() {
-  const p = app.profile;
-  const seatsSel = h("select", { id: "new-seats", "aria-label": t("lobby.seat_count") }, [2, 3, 4].map((n) => h("option", { value: String(n) }, String(n))));
-  const codeIn = h("input", { id: "join-code", placeholder: t("home.code"), autocomplete: "off", maxlength: "12", "aria-label": t("home.code") });
+function updateLists() {
+  // Only the two lists change: the rest of the screen (and the keyboard focus) stays.
+  const [openUl, runUl] = listItems();
+  document.getElementById("open-list")?.replaceChildren(...openUl);
+  document.getElementById("running-list")?.replaceChildren(...runUl);
+}
+
+function listItems() {
   const openList = app.list.open.length
     ? app.list.open.map((l) =>
         h("li", {}, h("span.l-name", {}, `${l.host} · ${t(`mode.${l.rules?.mode || "klassisch"}`)}`), h("span.muted", {}, t("home.players", { n: l.taken, seats: l.seats })),
@@ -225,8 +230,18 @@ function homeScreen() {
   const running = app.list.running.length
     ? app.list.running.map((m) =>
         h("li", {}, h("span.l-name", {}, (m.players || []).join(" · ")), h("span.muted", {}, t(`mode.${m.rules?.mode || "klassisch"}`)),
-          h("button", { type: "button", onclick: () => watch(m.match) }, t("lobby.watch"))))
+          h("button", { type: "button", dataset: { match: m.match }, onclick: () => watch(m.match) }, t("lobby.watch"))))
     : [h("li.muted", {}, t("home.none_running"))];
+  return [openList, running];
+}
+
+function homeScreen() {
+  const p = app.profile;
+  const seatsSel = h("select", { id: "new-seats", "aria-label": t("lobby.seat_count") }, [2, 3, 4].map((n) => h("option", { value: String(n), selected: n === app.newSeats }, String(n))));
+  // A re-render (the welcome after signing in) must not undo the player's choice.
+  seatsSel.addEventListener("change", () => (app.newSeats = Number(seatsSel.value)));
+  const codeIn = h("input", { id: "join-code", placeholder: t("home.code"), autocomplete: "off", maxlength: "12", "aria-label": t("home.code") });
+  const [openList, running] = listItems();
   return h(
     "main.screen.home",
     {},
@@ -235,12 +250,12 @@ function homeScreen() {
       {},
       h("h1", {}, t("home.hello", { name: p?.name ?? "" })),
       h("div.row", {}, h("label", { for: "new-seats" }, t("lobby.seat_count")), seatsSel,
-        h("button.primary", { type: "button", "data-testid": "create-lobby", onclick: () => send({ type: "create_lobby", seats: Number(seatsSel.value) }) }, t("home.create"))),
+        h("button.primary", { type: "button", "data-testid": "create-lobby", dataset: { focusKey: "create" }, onclick: () => send({ type: "create_lobby", seats: Number(seatsSel.value) }) }, t("home.create"))),
       h("form.row", { onsubmit: (ev) => { ev.preventDefault(); const c = codeIn.value.trim().toUpperCase(); if (c) send({ type: "join_lobby", code: c }); } },
         codeIn, h("button", { type: "submit" }, t("home.join"))),
     ),
-    h("section.card", {}, h("h2", {}, t("home.open_lobbies")), h("ul.list", {}, openList)),
-    h("section.card", {}, h("h2", {}, t("home.running")), h("ul.list", {}, running)),
+    h("section.card", {}, h("h2", {}, t("home.open_lobbies")), h("ul.list", { id: "open-list" }, openList)),
+    h("section.card", {}, h("h2", {}, t("home.running")), h("ul.list", { id: "running-list" }, running)),
   );
 }
 
@@ -364,7 +379,7 @@ function maybeRematch() {
 
 // ---- render -----------------------------------------------------------------------------------
 
-async function render(opts = {}) {
+async function render() {
   const r = route();
   clearInterval(app.listTimer);
   if (r.name !== "match" && app.table) {
@@ -401,12 +416,16 @@ async function render(opts = {}) {
     screen = homeScreen();
     // The list is asked for on entering the screen and then every few seconds; its answer
     // re-renders without asking again (a request per render would loop).
-    if (!opts.fromList) send({ type: "list_lobbies" });
+    send({ type: "list_lobbies" });
     app.listTimer = setInterval(() => send({ type: "list_lobbies" }), 5000);
   }
-  const focusId = document.activeElement?.id;
+  // Re-rendering replaces the elements: put the keyboard focus back where it was.
+  const active = document.activeElement;
+  const focusKey = active?.dataset?.focusKey;
+  const focusId = active?.id;
   clear(app.root).append(header(), screen);
-  if (focusId) document.getElementById(focusId)?.focus();
+  if (focusKey) refocus(app.root, focusKey);
+  else if (focusId) document.getElementById(focusId)?.focus();
 }
 
 // ---- start ------------------------------------------------------------------------------------

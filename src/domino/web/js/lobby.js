@@ -29,7 +29,7 @@ function seg(label, key, options, current, isHost, onPick) {
             type: "button",
             "aria-pressed": value === current ? "true" : "false",
             disabled: !isHost,
-            dataset: { value: String(value) },
+            dataset: { value: String(value), focusKey: `r:${key}:${value}` },
             onclick: () => value !== current && onPick(value),
           },
           text,
@@ -67,11 +67,11 @@ export function lobbyScreen({ lobby, you }, { send, toast, home }) {
     if (!s.kind) {
       if (host) {
         const sel = h("select", { "aria-label": t("lobby.bot_level"), dataset: { seat: String(s.seat) } }, LEVELS.map((l) => h("option", { value: l, selected: l === "fortgeschritten" }, t(`level.${l}`))));
-        controls.push(sel, h("button", { type: "button", dataset: { testid: `add-bot-${s.seat}` }, onclick: () => send({ type: "add_bot", seat: s.seat, level: sel.value }) }, t("lobby.add_bot")));
+        controls.push(sel, h("button", { type: "button", dataset: { testid: `add-bot-${s.seat}`, focusKey: `s:${s.seat}:add` }, onclick: () => send({ type: "add_bot", seat: s.seat, level: sel.value }) }, t("lobby.add_bot")));
       }
       if (you && you.seat !== s.seat) controls.push(h("button", { type: "button", onclick: () => send({ type: "take_seat", seat: s.seat }) }, t("lobby.sit")));
     } else if (s.kind === "bot" && host) {
-      controls.push(h("button", { type: "button", onclick: () => send({ type: "remove_bot", seat: s.seat }) }, t("lobby.remove_bot")));
+      controls.push(h("button", { type: "button", dataset: { focusKey: `s:${s.seat}:remove` }, onclick: () => send({ type: "remove_bot", seat: s.seat }) }, t("lobby.remove_bot")));
     }
     return h(`li.lobby-seat${mine ? ".mine" : ""}`, { dataset: { seat: String(s.seat) } }, h("span.seat-no", {}, String(s.seat + 1)), h("div.who", {}, who), h("div.seat-controls", {}, controls));
   });
@@ -88,7 +88,7 @@ export function lobbyScreen({ lobby, you }, { send, toast, home }) {
 
   const seated = you && you.seat !== null && you.seat !== undefined;
   const actions = [];
-  if (host) actions.push(h("button.primary.big", { type: "button", disabled: !lobby.can_start, "data-testid": "start", onclick: () => send({ type: "start" }) }, t("lobby.start")));
+  if (host) actions.push(h("button.primary.big", { type: "button", disabled: !lobby.can_start, "data-testid": "start", dataset: { focusKey: "start" }, onclick: () => send({ type: "start" }) }, t("lobby.start")));
   if (seated) actions.push(h("button", { type: "button", onclick: () => send({ type: "leave_seat" }) }, t("lobby.watch")));
   actions.push(h("button", { type: "button", onclick: home }, t("lobby.leave")));
 

@@ -231,6 +231,13 @@ export class TableView {
       c = Math.round(frac * (rows[r].length - 1));
     } else {
       c = Math.max(0, Math.min(rows[r].length - 1, c + dx));
+      // Walking along the hand drops a selection: L/R then act on the focused tile.
+      if (rows[r][0].parentElement === this.handEl && this.selected) {
+        const key = rows[r][c].dataset.focusKey;
+        this.cancel(); // re-renders the hand
+        refocus(this.root, key);
+        return;
+      }
     }
     rows[r][c].focus();
   }

@@ -1,0 +1,66 @@
+"""A whole match against a bot with the keyboard only: 1-9, L, R, D, P, arrows, Esc."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webplay import (
+    MATCH_END,
+    assert_no_js_errors,
+    new_page,
+    play_match,
+    playable,
+)
+
+
+def press_on(page: Any, locator: Any) -> None:
+    """Activate a control from the keyboard: focus it, then Enter."""
+    locator.focus()
+    page.keyboard.press("Enter")
+
+
+def test_whole_match_with_keyboard_only(server: str, browser: Any) -> None:
+    page = new_page(browser, viewport={"width": 1280, "height": 800})
+    page.goto(server + "/")
+    page.locator("#guest-name").focus()
+    page.keyboard.type("Kai")
+    page.keyboard.press("Enter")
+    press_on(page, page.get_by_test_id("create-lobby"))
+    press_on(page, page.locator(".rule[data-rule=mode]").get_by_role("button", name="Blitz"))
+    page.locator('.rule[data-rule=mode] button[aria-pressed="true"]', has_text="Blitz").wait_for()
+    press_on(page, page.get_by_role("button", name="Bot hinzufügen"))
+    page.get_by_test_id("start").wait_for(state="visible")
+    page.wait_for_function("!document.querySelector('[data-testid=start]').disabled")
+    press_on(page, page.get_by_test_id("start"))
+
+    seen = {"esc": False, "arrows": False}
+
+    def act(p: Any) -> None:
+        tiles = playable(p)
+        if not tiles:
+            p.keyboard.press("D" if p.locator(".action.draw").is_enabled() else "P")
+            return
+        i, tile, fits = tiles[0]
+        if not seen["esc"]:
+            # Select, cancel with Esc: nothing is selected any more.
+            p.keyboard.press(str(i + 1))
+            p.locator(".tile-btn.selected").wait_for()
+            p.keyboard.press("Escape")
+            p.locator(".tile-btn.selected").wait_for(state="detached")
+            seen["esc"] = True
+        if not seen["arrows"] and i > 0:
+            # Arrow keys walk the hand; L/R act on the focused tile.
+            p.keyboard.press("1")
+            for _ in range(i):
+                p.keyboard.press("ArrowRight")
+            assert p.evaluate("document.activeElement.dataset.tile") == tile
+            seen["arrows"] = True
+        elif i < 9:
+            p.keyboard.press(str(i + 1))
+        p.keyboard.press(fits.split()[0])
+
+    moves = play_match(page, act)
+    assert moves > 3
+    assert seen["esc"]
+    page.locator(MATCH_END).wait_for()
+    assert_no_js_errors(page)

@@ -1,0 +1,81 @@
+"""A whole match on a phone (360x740, touch): taps only. Photographs every screen at phone size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from webplay import (
+    MATCH_END,
+    assert_no_js_errors,
+    new_page,
+    play_match,
+    playable,
+    set_rule,
+    start_match,
+)
+
+PHONE = {
+    "viewport": {"width": 360, "height": 740},
+    "device_scale_factor": 2,
+    "has_touch": True,
+    "is_mobile": True,
+}
+
+
+def test_whole_match_by_touch_on_a_phone(server: str, browser: Any, shots: Path) -> None:
+    page = new_page(browser, **PHONE)
+    page.goto(server + "/")
+    page.locator("#guest-name").wait_for()
+    page.screenshot(path=str(shots / "phone-start.png"))
+    page.locator("#guest-name").tap()
+    page.locator("#guest-name").fill("Lena")
+    page.get_by_role("button", name="Als Gast spielen").tap()
+    page.locator("#new-seats").select_option("3")
+    page.get_by_test_id("create-lobby").tap()
+    page.locator(".lobby-seats").wait_for()
+    set_rule(page, "mode", "Blitz")
+    for seat, level in ((1, "anfaenger"), (2, "profi")):
+        row = page.locator(f".lobby-seat[data-seat='{seat}']")
+        row.locator("select").select_option(level)
+        row.get_by_role("button", name="Bot hinzufügen").tap()
+        row.locator(".badge").first.wait_for()
+    page.screenshot(path=str(shots / "phone-lobby.png"))
+    start_match(page)
+
+    used = {"lager": 0, "both": 0, "shot": False, "round_shot": False}
+
+    def act(p: Any) -> None:
+        tiles = playable(p)
+        if tiles:
+            i, _tile, fits = tiles[0]
+            p.locator(".hand .tile-btn").nth(i).tap()
+            if fits == "L R":
+                used["both"] += 1
+                p.locator(".end.glow").first.tap()
+            return
+        lager = p.locator("button.lager")
+        if lager.count() and lager.is_enabled():
+            # Tapping the Lager draws, like the Ziehen button.
+            lager.tap()
+            used["lager"] += 1
+        else:
+            p.get_by_role("button", name="Passen", exact=True).tap()
+
+    def on_turn(p: Any, moves: int) -> None:
+        if not used["shot"] and p.locator(".line-svg g").count() >= 4:
+            p.screenshot(path=str(shots / "phone-table.png"))
+            used["shot"] = True
+
+    def on_round_end(p: Any) -> None:
+        if not used["round_shot"]:
+            p.screenshot(path=str(shots / "phone-round-end.png"))
+            used["round_shot"] = True
+
+    moves = play_match(page, act, on_turn=on_turn, on_round_end=on_round_end)
+    assert moves > 2
+    page.locator(MATCH_END).wait_for()
+    page.screenshot(path=str(shots / "phone-match-end.png"))
+    # Everything fits the phone's width: nothing scrolls sideways.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert_no_js_errors(page)
