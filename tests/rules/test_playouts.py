@@ -5,12 +5,15 @@ Per move: all 28 tiles accounted for; the engine's legal moves equal the
 model's; a random illegal move is refused with the error of the clause it
 breaks and changes nothing; a move for the wrong seat is refused. Per round:
 it ends, and reason, winner, pips, round-end points and Fünferpunkte equal
-the model's. Every ``VIEW_EVERY``-th round checks every audience's view at
-every step (own hand, line, revealed hands only), every round at its end.
+the model's. Every ``VIEW_EVERY``-th round checks every audience's view (and
+its JSON form) at every step, every fourth round at its end: own hand, line
+and, after the end, revealed hands only; never another hand, the Lager or the
+tiles out of play. About 15 s on an idle 2-core machine, 25 s loaded.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import time
 
@@ -26,7 +29,7 @@ from domino.rules import (
     shuffled_deal,
 )
 
-ROUNDS = int(__import__("os").environ.get("PLAYOUT_ROUNDS", 10_000))
+ROUNDS = max(10_000, int(os.environ.get("DOMINO_PLAYOUT_ROUNDS", 0)))  # more for a soak run
 VIEW_EVERY = 40
 MAX_STEPS = 200  # 27 plays + 14 draws + passes between them stay far below
 

@@ -53,6 +53,18 @@ def test_s7_domino_with_three_seats_sums_both_other_hands() -> None:
     assert res.points == (0, 15, 0)
 
 
+def test_s7_domino_wins_even_when_the_last_tile_also_closes_the_line() -> None:
+    # Seat 0 lays its last tile 5|1; seat 1 keeps 5|5, which fits neither end:
+    # the line is closed too, but going out is Domino!, not Blockiert.
+    r = start(ZUGEMAUERT_2, "6|6 6|1 2|2 3|3 5|1 6|2 4|0", "2|0 4|4 2|1 5|5 3|2 6|4 5|3")
+    play(r, "6|4 L", "6|1 R", "4|4 L", "4|0 L", "2|0 L", "6|2 L", "2|1 R", "2|2 R")
+    play(r, "3|2 R", "3|3 R", "5|3 R", "5|1 R")
+    res = r.result
+    assert res is not None
+    assert not any(t.has(r.left) or t.has(r.right) for t in r.hand(1))
+    assert (res.reason, res.out_seat, res.winner, res.points) == (DOMINO, 0, 0, (10, 0))
+
+
 def test_s7_domino_under_fuenferpunkte_rounds_46_down_to_45() -> None:
     r = _chain(ZUGEMAUERT_2.replace(fives=True), "2|0", "2|2 3|3 4|4 5|5 3|2 4|2 5|2")
     play(r, "2|0 R")
