@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rules_support import VARIANTS, deal
 
-from domino.rules import MatchState, RecordError, Rules
+from domino.rules import TILES, Deal, MatchState, RecordError, Rules, Tile
 from domino.rules.match import ABANDONED, ROUNDS, TARGET
 from domino.rules.record import FORMAT, dumps, loads, outcome_of, record_of, replay, rules_of
 
@@ -40,9 +42,13 @@ def _example_record() -> dict[str, Any]:
 
 
 # -- round trip --------------------------------------------------------------------
-@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.mode.value}-{r.seats}-{r.pairs}")
+def _variant_id(r: Rules) -> str:
+    return f"{r.mode.value}-{r.seats}-pairs{r.pairs:d}-lager{r.lager:d}-fives{r.fives:d}"
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=_variant_id)
 def test_records_of_engine_matches_replay_to_the_identical_outcome(rules: Rules) -> None:
-    for seed in range(6):
+    for seed in range(15):
         m = _play_match(rules, seed)
         rec = record_of(m)
         text = dumps(rec)
@@ -288,3 +294,30 @@ def test_record_rounds_8_the_match_ends_after_8_rounds() -> None:
     with pytest.raises(RecordError) as info:
         replay(rec)
     assert "Round 9" in str(info.value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    order=st.permutations(TILES),
+    rules=st.sampled_from(VARIANTS),
+    picks=st.lists(st.integers(0, 1000), min_size=1, max_size=60),
+    cut=st.integers(0, 200),
+)
+def test_property_any_round_cut_anywhere_replays_to_the_same_state(
+    order: list[Tile], rules: Rules, picks: list[int], cut: int
+) -> None:
+    size, n = rules.hand_size, rules.seats
+    hands = tuple(tuple(order[i * size : (i + 1) * size]) for i in range(n))
+    rest = tuple(order[n * size :])
+    d = Deal(hands, rest, ()) if rules.draws else Deal(hands, (), rest)
+    m = MatchState(rules, deal=d)
+    for step in range(cut):
+        if m.round.over:
+            break
+        legal = m.round.legal_moves()
+        m.apply(legal[picks[step % len(picks)] % len(legal)])
+    out = replay(dumps(record_of(m)))
+    assert out == outcome_of(m)
+    assert out.match.round.line_text() == m.round.line_text()
+    assert [out.match.round.hand(s) for s in range(n)] == [m.round.hand(s) for s in range(n)]
+    assert out.match.round.lager == m.round.lager
