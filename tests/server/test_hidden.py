@@ -1,0 +1,238 @@
+"""Hidden information stays hidden: every frame to every client, over whole matches.
+
+Each scenario plays a whole match over the socket (humans, bots, a spectator,
+reconnects, a player whose clock runs out) and records every frame each
+client received. Afterwards the stored log is replayed with the engine
+(independently of the table) to know, at every version, every hand, the
+line and what the round's end revealed. Then every state frame must show:
+its audience's own hand exactly and no other tile except the line and the
+reveal; no frame may hold a tile of another hand, of the Lager (nor its
+order), of the Lager-Aus leftovers, or the seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domino.rules import MatchState, Move, Rules
+
+from .harness import Client, Harness, harness, latest_state, lobby_with_bots, play_out
+
+TILE = re.compile(r"(?<![0-9])[0-6]\|[0-6](?![0-9])")
+
+
+def _tiles(obj: Any) -> set[str]:
+    return {_canon(t) for t in TILE.findall(json.dumps(obj))}
+
+
+def _canon(tile: str) -> str:
+    a, b = tile.split("|")
+    return f"{max(a, b)}|{min(a, b)}"
+
+
+@dataclass
+class Truth:
+    """What was true at one version: every hand, the line, the reveal (if the round is over)."""
+
+    round_no: int
+    hands: list[set[str]]
+    line: set[str]
+    reveal: set[str]
+    prev_public: set[str]
+
+
+def replay(rules: Rules, seed: str, log: list[dict[str, Any]]) -> list[Truth]:
+    """Truth after each entry (index v-1), by replaying the log on the engine."""
+    m: MatchState | None = None
+    out: list[Truth] = []
+    prev_public: set[str] = set()
+    for e in log:
+        kind, seat, payload = e["kind"], e["seat"], e["payload"]
+        if kind == "start":
+            m = MatchState(rules, seed=seed)
+        assert m is not None
+        if kind in ("move", "bot"):
+            m.apply(Move.parse(payload["move"]), seat)
+        elif kind == "timeout":
+            for text in payload["moves"]:
+                m.apply(Move.parse(text), seat)
+        elif kind == "round":
+            r = m.round
+            prev_public = {_canon(str(t)) for t, _, _ in r.line}
+            if r.result is not None:
+                prev_public |= {_canon(str(t)) for h in r.result.hands for t in h}
+            m.start_round()
+        elif kind == "end" and payload["reason"] == "abandoned":
+            m.end_now()
+        r = m.round
+        reveal: set[str] = set()
+        if r.result is not None:
+            reveal = {_canon(str(t)) for h in r.result.hands for t in h}
+        out.append(
+            Truth(
+                round_no=m.round_no,
+                hands=[{_canon(str(t)) for t in r.hand(s)} for s in range(rules.seats)],
+                line={_canon(str(t)) for t, _, _ in r.line},
+                reveal=reveal,
+                prev_public=set(prev_public),
+            )
+        )
+    return out
+
+
+def check_frames(
+    frames: list[str], audience: int | None, truth: list[Truth], seed: str, mid: str
+) -> int:
+    """Assert that nothing in ``frames`` was hidden from ``audience``; return states checked."""
+    checked = 0
+    for raw in frames:
+        assert seed not in raw and '"seed"' not in raw, raw[:200]
+        msg = json.loads(raw)
+        kind = msg["type"]
+        if kind not in ("state", "error"):
+            assert not _tiles(msg), (kind, raw[:300])
+            continue
+        if kind == "error":
+            v = msg.get("v")
+            if v is None:
+                assert not _tiles(msg)
+                continue
+            tr = truth[v - 1]
+            own = tr.hands[audience] if audience is not None else set()
+            assert _tiles(msg) <= own | tr.line | tr.reveal, raw
+            continue
+        assert msg["match_id"] == mid
+        assert msg["you"] == audience, (msg["you"], audience)
+        tr = truth[msg["v"] - 1]
+        view = msg["view"]
+        assert view["round"] == tr.round_no
+        own: set[str] = set()
+        if audience is None:
+            assert view["hand"] is None and view["legal"] == []
+        else:
+            own = tr.hands[audience]
+            assert {_canon(t) for t in view["hand"]} == own
+            assert _tiles(view["legal"]) <= own
+        assert {_canon(t) for t, _, _ in view["line"]} == tr.line
+        if view["result"] is not None:
+            assert {_canon(t) for h in view["result"]["hands"] for t in h} == tr.reveal
+        assert isinstance(view["lager"], int)
+        body = {k: v for k, v in msg.items() if k != "events"}
+        leaked = _tiles(body) - (own | tr.line | tr.reveal)
+        assert not leaked, (audience, msg["v"], leaked)
+        ev_tiles = _tiles(msg["events"])
+        assert ev_tiles <= tr.line | tr.prev_public, (audience, msg["v"], msg["events"])
+        for e in msg["events"]:
+            if e["kind"] == "draw":
+                assert "tile" not in e
+        checked += 1
+    return checked
+
+
+def _stored(h: Harness, mid: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    async def load() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        row = await h.service.db.match(mid)
+        assert row is not None
+        return row, await h.service.db.match_log(mid)
+
+    return h.tc.portal.call(load)
+
+
+SCENARIOS = {
+    # name: (seats, rules, bot levels, humans, idle human seats)
+    "klassisch-3": (3, {"mode": "klassisch"}, ["profi"], 2, set()),
+    "blitz-2": (2, {"mode": "blitz"}, ["anfaenger"], 1, set()),
+    "zugemauert-2": (2, {"mode": "zugemauert"}, [], 2, set()),
+    "zugemauert-3": (3, {"mode": "zugemauert"}, ["fortgeschritten"], 2, {1}),
+    "fuenferfieber-4": (4, {"mode": "fuenferfieber"}, ["profi", "anfaenger"], 2, set()),
+    "paare-4": (
+        4,
+        {"mode": "klassisch", "pairs": True, "target": 50},
+        ["fortgeschritten"] * 2,
+        2,
+        set(),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_nobody_ever_sees_a_tile_they_may_not_see(tmp_path: Path, name: str) -> None:
+    seats, rules, levels, humans, idle = SCENARIOS[name]
+    rng = random.Random(name)
+    with harness(tmp_path) as h:
+        players = [h.person(f"P{i}") for i in range(humans)]
+        spectator = h.person("Zoe")
+        lobby = lobby_with_bots(players[0], seats, levels, rules, joiners=tuple(players[1:]))
+        spectator.request({"type": "join_lobby", "code": lobby["code"], "watch": True}, "lobby")
+        players[0].request({"type": "start"}, "match_started")
+        first = players[0].recv_type("state")
+        mid = first["match_id"]
+        audience: dict[int, int | None] = {id(c): i for i, c in enumerate(players)}
+        audience[id(spectator)] = None
+        # First half, then everybody reconnects (new sockets, same tokens), then the rest.
+        play_out(
+            h, players, rng, idle=idle, stop=lambda: (latest_state(spectator) or first)["v"] >= 25
+        )
+        again: list[Client] = []
+        for i, c in enumerate(players):
+            c.close()
+            h.settle()
+            n = h.connect(c.token, c.name)
+            audience[id(n)] = i
+            again.append(n)
+        spectator.close()
+        watcher = h.connect(spectator.token, "Zoe")
+        audience[id(watcher)] = None
+        watcher.request({"type": "watch", "match": mid}, "state")
+        play_out(h, again, rng, idle=idle)
+        assert (latest_state(watcher) or {}).get("phase") == "match_over"
+        row, log = _stored(h, mid)
+        truth = replay(Rules.from_dict(row["rules"]), row["seed"], log)
+        assert len(truth) == len(log) and log[-1]["kind"] == "end"
+        total = 0
+        for c in h.clients:
+            total += check_frames(c.frames, audience[id(c)], truth, row["seed"], mid)
+        # Every human and the spectator saw a whole match's worth of states.
+        assert total > 2 * len(log) // 3
+        if rules.get("mode") == "zugemauert":
+            assert seats * 7 < 28  # leftovers existed and were checked above
+
+
+def test_the_oracle_catches_a_leak() -> None:
+    """The checker is not vacuous: a frame with another seat's tile fails it."""
+    rules = Rules(seats=2)
+    m = MatchState(rules, seed="sekret-seed-42")
+    log = [{"kind": "start", "seat": None, "payload": {}, "v": 1, "t": 0.0}]
+    truth = replay(rules, "sekret-seed-42", log)
+    other = sorted(truth[0].hands[1])[0]
+    frame = {
+        "type": "state",
+        "match_id": "m",
+        "you": 0,
+        "v": 1,
+        "events": [],
+        "view": {
+            "round": 1,
+            "hand": sorted(truth[0].hands[0]),
+            "legal": [],
+            "line": [[str(t), a, b] for t, a, b in m.round.line],
+            "result": None,
+            "lager": 0,
+            "debug": other,
+        },
+    }
+    with pytest.raises(AssertionError):
+        check_frames([json.dumps(frame)], 0, truth, "sekret-seed-42", "m")
+    del frame["view"]["debug"]  # type: ignore[attr-defined]
+    assert check_frames([json.dumps(frame)], 0, truth, "sekret-seed-42", "m") == 1
+
+
+_ = asyncio  # the portal runs the coroutines above
