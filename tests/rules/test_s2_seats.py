@@ -31,6 +31,8 @@ def test_s2_next_is_seat_plus_one_modulo_n(seats: int) -> None:
     rules = Rules(seats=seats, lager=False)
     for seed in range(20):
         r = RoundState.start(rules, shuffled_deal(rules, seed=seed))
+        if r.over:  # the opening blocked the round: nobody moves
+            continue
         order = [r.turn]
         while not r.over and len(order) < 12:
             r.apply(r.legal_moves()[0])

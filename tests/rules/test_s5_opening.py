@@ -128,8 +128,8 @@ def test_s5_every_round_opens_this_way_also_rounds_2_to_8() -> None:
     m = MatchState(rules, seed="s5")
     while True:
         r = m.round
-        held = [t for s in range(2) for t in r.hand(s)] + [r.log[0].tile]
-        best = max(held, key=lambda t: (t.is_double, t.pips, t.high) if t else ())
+        held = [t for h in m.deals[-1].hands for t in h]
+        best = max(held, key=lambda t: (t.is_double, t.pips, t.high))
         assert r.log[0].tile is best
         assert r.turn == (r.opener + 1) % 2
         while not r.over:
