@@ -27,9 +27,7 @@ def drag_to_end(page: Any, index: int, end: str) -> None:
     target = page.locator(f".end[data-end={end}]").bounding_box()
     page.mouse.move(tile["x"] + tile["width"] / 2, tile["y"] + tile["height"] / 2)
     page.mouse.down()
-    page.mouse.move(
-        target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=12
-    )
+    page.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=12)
     page.mouse.up()
 
 

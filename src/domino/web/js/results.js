@@ -23,8 +23,24 @@ function sideName(view, side) {
 
 /** All hands revealed, how the round ended, who scored what. */
 export function roundOverlay(view, s) {
+  if (!s.view?.result) return h("div");
+  return h(
+    "div.overlay.round-end",
+    { role: "dialog", "aria-modal": "false", "aria-labelledby": "round-title", "data-testid": "round-end" },
+    h(
+      "div.panel",
+      {},
+      h("h2", { id: "round-title" }, t("round.title", { n: s.view.round })),
+      ...roundSummary(view, s),
+      h("p.muted", {}, t("round.next")),
+    ),
+  );
+}
+
+/** How the round ended, who scored, and every hand still held (the reveal). */
+function roundSummary(view, s) {
   const r = s.view?.result;
-  if (!r) return h("div");
+  if (!r) return [];
   const reason =
     r.reason === "domino"
       ? t("round.domino", { name: view.name(r.out_seat) })
@@ -44,20 +60,7 @@ export function roundOverlay(view, s) {
   const fives = (r.fives || []).some((x) => x > 0)
     ? h("p.fives-sum", {}, (r.fives || []).map((x, side) => (x ? t("log.fives", { name: sideName(view, side), n: x }) : "")).filter(Boolean).join(" "))
     : null;
-  return h(
-    "div.overlay.round-end",
-    { role: "dialog", "aria-modal": "false", "aria-labelledby": "round-title", "data-testid": "round-end" },
-    h(
-      "div.panel",
-      {},
-      h("h2", { id: "round-title" }, t("round.title", { n: s.view.round })),
-      h("p.reason", {}, reason),
-      h("p.scored", {}, scored),
-      fives,
-      h("ul.reveal", {}, rows),
-      s.phase === "match_over" ? null : h("p.muted", {}, t("round.next")),
-    ),
-  );
+  return [h("p.reason", {}, reason), h("p.scored", {}, scored), fives, h("ul.reveal", {}, rows)].filter(Boolean);
 }
 
 /** Standings with places, XP, level progress, Nochmal and the record link. */
@@ -95,7 +98,6 @@ export function matchOverlay(view, s) {
       "div.panel",
       {},
       h("h2", { id: "match-title" }, t("match.title")),
-      s.view?.result ? h("p.reason", {}, s.view.result.reason === "domino" ? t("round.domino", { name: view.name(s.view.result.out_seat) }) : t("round.blocked")) : null,
       h("ol.standings", {}, rows),
       progress,
       h(
@@ -105,6 +107,7 @@ export function matchOverlay(view, s) {
         h("a.button", { href: `/api/matches/${encodeURIComponent(matchId)}`, target: "_blank", rel: "noopener" }, t("match.record")),
         h("button", { type: "button", onclick: () => view.hooks.home() }, t("match.home")),
       ),
+      s.view?.result ? h("details.last-round", { open: true }, h("summary", {}, t("round.title", { n: s.view.round })), ...roundSummary(view, s)) : null,
     ),
   );
 }

@@ -1,0 +1,78 @@
+"""Illegal actions cannot be made: the buttons are disabled, and keys or clicks that try get a
+clear German message instead of a move."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webplay import (
+    MY_TURN,
+    assert_no_js_errors,
+    new_page,
+    open_lobby_with_bots,
+    play_match,
+    playable,
+    sign_in_as_guest,
+    start_match,
+    version,
+)
+
+MESSAGES = {
+    "pass": "Passen geht nur, wenn nichts passt und du nicht ziehen kannst.",
+    "draw": "Ziehen geht gerade nicht",
+    "tile": "Dieser Stein passt an kein offenes Ende.",
+    "end": "Dieser Stein passt nicht an dieses Ende.",
+}
+
+
+def test_illegal_actions_are_refused_with_a_german_message(server: str, browser: Any) -> None:
+    page = new_page(browser, viewport={"width": 1280, "height": 800})
+    sign_in_as_guest(page, server, "Ilse")
+    open_lobby_with_bots(page, ["anfaenger"])
+    start_match(page)
+    message = page.locator(".dock .message")
+    seen: set[str] = set()
+
+    def try_illegal(p: Any, _moves: int) -> None:
+        p.wait_for_selector(MY_TURN)
+        v = version(p)
+        tiles = playable(p)
+        if tiles and "pass" not in seen:
+            # Holding a fitting tile: Passen is disabled, and P only explains why.
+            assert p.locator(".action.pass").is_disabled()
+            p.keyboard.press("P")
+            message.filter(has_text=MESSAGES["pass"]).wait_for()
+            seen.add("pass")
+        if tiles and "draw" not in seen:
+            assert p.locator(".action.draw").is_disabled()
+            p.keyboard.press("D")
+            message.filter(has_text=MESSAGES["draw"]).wait_for()
+            seen.add("draw")
+        dim = p.locator(".hand .tile-btn.dim")
+        if dim.count() and "tile" not in seen:
+            dim.first.click()
+            message.filter(has_text=MESSAGES["tile"]).wait_for()
+            seen.add("tile")
+        one_end = [(i, f) for i, _t, f in tiles if f in ("L", "R")]
+        if one_end and "end" not in seen:
+            i, fits = one_end[0]
+            p.keyboard.press(str(i + 1))
+            p.keyboard.press("R" if fits == "L" else "L")
+            message.filter(has_text=MESSAGES["end"]).wait_for()
+            p.keyboard.press("Escape")
+            seen.add("end")
+        # None of that was a move: the table did not change.
+        assert version(p) == v
+
+    def act(p: Any) -> None:
+        tiles = playable(p)
+        if tiles:
+            i, _tile, fits = tiles[0]
+            p.keyboard.press(str(i + 1))
+            p.keyboard.press(fits.split()[0])
+        else:
+            p.keyboard.press("D" if p.locator(".action.draw").is_enabled() else "P")
+
+    play_match(page, act, on_turn=try_illegal)
+    assert {"pass", "draw", "tile"} <= seen
+    assert_no_js_errors(page)

@@ -1,0 +1,166 @@
+"""Several people: invite by link, host-only controls, live rule changes, a spectator who never
+sees a hand before the round's end reveal, and a reload that returns to the same seat."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from webplay import (
+    MATCH_END,
+    MY_TURN,
+    ROUND_END,
+    TABLE,
+    assert_no_js_errors,
+    new_page,
+    open_lobby_with_bots,
+    playable,
+    set_rule,
+    sign_in_as_guest,
+    start_match,
+    version,
+    wait_after,
+)
+
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+
+
+def join_by_link(browser: Any, link: str, name: str) -> Any:
+    """A newcomer opens the invitation, signs in as a guest and lands in that lobby."""
+    page = new_page(browser, **DESKTOP)
+    page.goto(link)
+    page.locator("#guest-name").fill(name)
+    page.get_by_role("button", name="Als Gast spielen").click()
+    page.locator(".lobby-seats").wait_for()
+    return page
+
+
+def host_lobby(browser: Any, server: str, name: str) -> tuple[Any, str]:
+    page = new_page(browser, **DESKTOP)
+    sign_in_as_guest(page, server, name)
+    page.get_by_test_id("create-lobby").click()
+    page.locator(".lobby-seats").wait_for()
+    return page, str(page.locator("#lobby-link").input_value())
+
+
+def test_host_changes_rules_and_the_other_member_sees_them(server: str, browser: Any) -> None:
+    host, link = host_lobby(browser, server, "Hanna")
+    guest = join_by_link(browser, link, "Gero")
+    guest.locator(".lobby-seat[data-seat='1']", has_text="Gero").wait_for()
+    # A non-host has no controls: no rule buttons, no bots, no start.
+    assert guest.locator(".rules button").count() == 0
+    assert guest.get_by_role("button", name="Bot hinzufügen").count() == 0
+    assert guest.get_by_test_id("start").count() == 0
+    assert guest.get_by_text("Der Host stellt die Regeln ein").count() == 1
+    # The host has them, and every change reaches the other member live.
+    set_rule(host, "mode", "Fünferfieber")
+    guest.locator(".rule[data-rule=mode] .rule-value", has_text="Fünferfieber").wait_for()
+    guest.locator(".rule[data-rule=target] .rule-value", has_text="100").wait_for()
+    set_rule(host, "turn_seconds", "30 s")
+    guest.locator(".rule[data-rule=turn_seconds] .rule-value", has_text="30 s").wait_for()
+    set_rule(host, "seats", "4")
+    guest.locator(".rule[data-rule=pairs]").wait_for()
+    assert host.get_by_test_id("start").is_disabled()
+    for page in (host, guest):
+        assert_no_js_errors(page)
+
+
+def test_two_players_and_a_spectator_who_sees_no_hand_before_the_reveal(
+    server: str, browser: Any
+) -> None:
+    anna, link = host_lobby(browser, server, "Anna")
+    set_rule(anna, "mode", "Blitz")
+    ben = join_by_link(browser, link, "Ben")
+    # The lobby is full: a third visitor of the link becomes a watcher.
+    cleo_frames: list[dict[str, Any]] = []
+    cleo = new_page(browser, **DESKTOP)
+
+    def record(ws: Any) -> None:
+        ws.on("framereceived", lambda data: cleo_frames.append(json.loads(data)))
+
+    cleo.on("websocket", record)
+    cleo.goto(link)
+    cleo.locator("#guest-name").fill("Cleo")
+    cleo.get_by_role("button", name="Als Gast spielen").click()
+    cleo.get_by_text("Zuschauer: 1").wait_for()
+    anna.get_by_test_id("start").click()
+    for page in (anna, ben, cleo):
+        page.locator(TABLE).wait_for()
+    cleo.get_by_test_id("spectator-label").wait_for()
+    assert cleo.get_by_test_id("spectator-label").inner_text() == "Zuschauer"
+
+    players = {0: anna, 1: ben}
+    while not cleo.locator(f"{ROUND_END}, {MATCH_END}").count():
+        # Before the reveal the spectator's page holds no hand and no face of a held tile.
+        assert cleo.locator(".hand .tile-btn").count() == 0
+        assert cleo.locator(".mini-tile").count() == 0
+        seat = cleo.locator(".seat.turn").first.get_attribute("data-seat")
+        if seat is None:
+            break
+        page = players[int(seat)]
+        page.wait_for_selector(MY_TURN)
+        before = version(page)
+        tiles = playable(page)
+        if tiles:
+            i, _tile, fits = tiles[0]
+            page.locator(".hand .tile-btn").nth(i).click()
+            if fits == "L R":
+                page.locator(".end.glow").first.click()
+        elif page.locator(".action.draw").is_enabled():
+            page.locator(".action.draw").click()
+        else:
+            page.locator(".action.pass").click()
+        wait_after(page, before)
+        target = int(version(page))
+        cleo.wait_for_function(
+            "v => Number(document.querySelector('.table-screen').dataset.v) >= v"
+            " || !!document.querySelector('[data-testid=round-end], [data-testid=match-end]')",
+            arg=target,
+        )
+
+    # The reveal shows every hand still held, to the spectator too.
+    cleo.locator(".reveal-row").first.wait_for()
+    states = [f for f in cleo_frames if f.get("type") == "state"]
+    assert states, "the spectator received no snapshot"
+    for f in states:
+        assert f["you"] is None
+        assert f["view"]["hand"] is None
+        assert f["view"]["legal"] == []
+    for page in (anna, ben, cleo):
+        assert_no_js_errors(page)
+
+
+def test_reload_mid_match_returns_to_the_same_seat_and_state(server: str, browser: Any) -> None:
+    page = new_page(browser, **DESKTOP)
+    sign_in_as_guest(page, server, "Rosa")
+    open_lobby_with_bots(page, ["fortgeschritten", "anfaenger"])
+    start_match(page)
+    page.wait_for_selector(MY_TURN)
+    tiles = playable(page)
+    if tiles:
+        before = version(page)
+        i, _tile, fits = tiles[0]
+        page.locator(".hand .tile-btn").nth(i).click()
+        if fits == "L R":
+            page.locator(".end.glow").first.click()
+        wait_after(page, before)
+    page.wait_for_selector(MY_TURN)
+
+    def snapshot() -> dict[str, Any]:
+        return {
+            "v": version(page),
+            "you": page.locator(TABLE).get_attribute("data-you"),
+            "hand": page.locator(".hand .tile-btn").evaluate_all(
+                "els => els.map(e => e.dataset.tile)"
+            ),
+            "line": page.locator(".line-svg > g").count(),
+            "seats": page.locator(".opponents .seat-name").all_inner_texts(),
+        }
+
+    seen = snapshot()
+    page.reload()
+    page.locator(TABLE).wait_for()
+    page.wait_for_selector(MY_TURN)
+    assert snapshot() == seen
+    assert "#/match/" in page.url
+    assert_no_js_errors(page)
