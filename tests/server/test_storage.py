@@ -1,0 +1,134 @@
+"""Storage on SQLite and, when DOMINO_TEST_POSTGRES is set, on PostgreSQL as well.
+
+Each PostgreSQL test uses its own table prefix and drops its tables, so parallel
+runs against one database never collide.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy.exc import IntegrityError
+
+from domino.server.db import Database, NameTaken
+
+from .harness import harness, latest_state, lobby_with_bots, play_out, start
+
+PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
+NO_PG = "PostgreSQL storage tests skipped: set DOMINO_TEST_POSTGRES (.ci/run does) to run them"
+BACKENDS = [
+    "sqlite",
+    pytest.param(
+        "postgres", marks=[pytest.mark.postgres, pytest.mark.skipif(not PG_URL, reason=NO_PG)]
+    ),
+]
+
+
+def _url(backend: str, tmp_path: Path) -> tuple[str, str]:
+    if backend == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'store.sqlite'}", ""
+    assert PG_URL is not None
+    return PG_URL, f"t{uuid.uuid4().hex[:12]}_"
+
+
+@pytest.fixture(params=BACKENDS)
+async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    url, prefix = _url(request.param, tmp_path)
+    database = Database(url, prefix)
+    await database.create()
+    try:
+        yield database
+    finally:
+        await database.drop()
+        await database.close()
+
+
+async def test_profiles_tokens_and_unique_account_names(db: Database) -> None:
+    await db.create_profile("p1", "Anna", "guest", 1.0, token_hash="h1")
+    assert await db.profile_by_token("h1") == "p1"
+    assert await db.profile_by_token("h2") is None
+    await db.make_account("p1", "Anna", "anna", "argon")
+    row = await db.profile("p1")
+    assert row is not None and row["kind"] == "account" and row["password_hash"] == "argon"
+    with pytest.raises(NameTaken):
+        await db.create_profile("p2", "ANNA", "account", 2.0, name_key="anna")
+    assert await db.profile("p2") is None  # nothing half-written
+    await db.add_token("h3", "p1", 3.0)
+    await db.delete_token("h1")
+    assert await db.profile_by_token("h1") is None and await db.profile_by_token("h3") == "p1"
+    assert (await db.account("anna") or {}).get("id") == "p1"
+
+
+async def test_lobbies_are_upserted_and_closed_ones_not_loaded(db: Database) -> None:
+    await db.save_lobby("AAAA2222", "open", {"code": "AAAA2222", "n": 1}, 1.0)
+    await db.save_lobby("AAAA2222", "open", {"code": "AAAA2222", "n": 2}, 2.0)
+    await db.save_lobby("BBBB3333", "closed", {"code": "BBBB3333"}, 2.0)
+    assert await db.live_lobbies() == [{"code": "AAAA2222", "n": 2}]
+    assert await db.lobby_exists("BBBB3333") and not await db.lobby_exists("CCCC4444")
+
+
+async def test_the_match_log_is_append_only_and_replayable(db: Database) -> None:
+    seats = [{"kind": "human", "name": "Anna", "level": None, "player_id": "p1"}]
+    await db.create_profile("p1", "Anna", "guest", 1.0)
+    await db.create_match("m1", None, {"seats": 2}, seats, "seed", 1.0, [{"v": 1}])
+    await db.append("m1", 1, [{"v": 2}, {"v": 3}])
+    with pytest.raises(IntegrityError):
+        await db.append("m1", 2, [{"v": 99}])
+    (stored,) = await db.unfinished()
+    assert stored.log == [{"v": 1}, {"v": 2}, {"v": 3}] and stored.seed == "seed"
+    players = [{"seat": 0, "profile_id": "p1", "place": 1, "xp": 50, "won": True, "finished": True}]
+    await db.finish_match("m1", 9.0, {"standings": []}, {"log": []}, players)
+    assert await db.unfinished() == []
+    row = await db.profile("p1")
+    assert row is not None and (row["xp"], row["played"], row["won"]) == (50, 1, 1)
+    (recent,) = await db.recent("p1", 10)
+    assert recent["match_id"] == "m1" and recent["xp"] == 50
+    match = await db.match("m1")
+    assert match is not None and match["status"] == "finished" and match["record"] == {"log": []}
+
+
+@pytest.fixture(params=BACKENDS)
+def server_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str | None, str]]:
+    if request.param == "sqlite":
+        yield None, ""
+        return
+    url, prefix = _url("postgres", tmp_path)
+    yield url, prefix
+
+    async def drop() -> None:
+        database = Database(url, prefix)
+        await database.drop()
+        await database.close()
+
+    asyncio.run(drop())
+
+
+def test_a_match_resumes_after_a_restart_on_each_database(
+    tmp_path: Path, server_db: tuple[str | None, str]
+) -> None:
+    url, prefix = server_db
+    rng = random.Random(5)
+    with harness(tmp_path, db_url=url, table_prefix=prefix) as h1:
+        anna = h1.person("Anna")
+        lobby_with_bots(anna, 2, ["anfaenger"], {"mode": "blitz"})
+        start(anna)
+        for _ in range(6):
+            h1.step()
+        anna.drain()
+        before = latest_state(anna)
+        token, clock = anna.token, h1.clock
+    with harness(tmp_path, db_url=url, table_prefix=prefix, clock=clock) as h2:
+        anna = h2.connect(token, "Anna")
+        snap = anna.recv_type("state")
+        assert before is not None and snap["v"] == before["v"]
+        assert snap["view"]["hand"] == before["view"]["hand"]
+        play_out(h2, [anna], rng)
+        assert (latest_state(anna) or {})["phase"] == "match_over"
+        page = h2.tc.get(f"/api/profiles/{anna.profile['id']}").json()
+        assert page["profile"]["played"] == 1
