@@ -1,7 +1,7 @@
 """Browser tests: the real server on an ephemeral port, Debian's chromium driven by Playwright.
 
 Never `playwright install`: the browser is /usr/bin/chromium (`make test` installs it).
-Bots move after 50-120 ms and the round-end reveal lasts 2.5 s, so whole matches stay fast
+Bots move after 50-120 ms and the round-end reveal lasts 4 s, so whole matches stay fast
 while every screen can still be seen and photographed.
 """
 
@@ -58,7 +58,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         timing=Timing(
             bot_delay=(0.05, 0.12),
             bot_step_delay=(0.03, 0.06),
-            round_pause=2.5,
+            round_pause=4.0,
             grace=1.0,
         ),
     )

@@ -4,6 +4,7 @@ sees a hand before the round's end reveal, and a reload that returns to the same
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from webplay import (
@@ -23,11 +24,12 @@ from webplay import (
 )
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+PHONE = {"width": 360, "height": 740}
 
 
-def join_by_link(browser: Any, link: str, name: str) -> Any:
+def join_by_link(browser: Any, link: str, name: str, viewport: Any = None) -> Any:
     """A newcomer opens the invitation, signs in as a guest and lands in that lobby."""
-    page = new_page(browser, **DESKTOP)
+    page = new_page(browser, viewport=viewport or DESKTOP["viewport"])
     page.goto(link)
     page.locator("#guest-name").fill(name)
     page.get_by_role("button", name="Als Gast spielen").click()
@@ -66,11 +68,14 @@ def test_host_changes_rules_and_the_other_member_sees_them(server: str, browser:
 
 
 def test_two_players_and_a_spectator_who_sees_no_hand_before_the_reveal(
-    server: str, browser: Any
+    server: str, browser: Any, shots: Path
 ) -> None:
     anna, link = host_lobby(browser, server, "Anna")
     set_rule(anna, "mode", "Blitz")
-    ben = join_by_link(browser, link, "Ben")
+    # No round can reach 150 points: the first round surely ends in a reveal, not the match.
+    set_rule(anna, "target", "150")
+    # Ben plays on a phone-sized window (with the mouse).
+    ben = join_by_link(browser, link, "Ben", viewport=PHONE)
     # The lobby is full: a third visitor of the link becomes a watcher.
     cleo_frames: list[dict[str, Any]] = []
     cleo = new_page(browser, **DESKTOP)
@@ -118,8 +123,12 @@ def test_two_players_and_a_spectator_who_sees_no_hand_before_the_reveal(
             arg=target,
         )
 
-    # The reveal shows every hand still held, to the spectator too.
+    # The reveal shows every hand still held, to the players and to the spectator.
+    for page, name in ((anna, "desktop-round-end.png"), (ben, "phone-round-end.png")):
+        page.locator(ROUND_END).wait_for()
+        page.screenshot(path=str(shots / name))
     cleo.locator(".reveal-row").first.wait_for()
+    assert cleo.locator(".reveal-row").count() == 2
     states = [f for f in cleo_frames if f.get("type") == "state"]
     assert states, "the spectator received no snapshot"
     for f in states:

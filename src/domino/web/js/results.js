@@ -43,12 +43,13 @@ function roundSummary(view, s) {
   if (!r) return [];
   const reason =
     r.reason === "domino"
-      ? t("round.domino", { name: view.name(r.out_seat) })
+      ? t(r.out_seat === view.me ? "round.domino_you" : "round.domino", { name: view.name(r.out_seat) })
       : t("round.blocked");
+  const mine = !s.rules?.pairs && r.winner === view.me;
   const scored =
     r.winner === null || r.winner === undefined
       ? t("round.nobody")
-      : t("round.scores", { name: sideName(view, r.winner), n: r.points[r.winner] });
+      : t(mine ? "round.scores_you" : "round.scores", { name: sideName(view, r.winner), n: r.points[r.winner] });
   const rows = (s.seats || []).map((seat, i) =>
     h(
       "li.reveal-row",

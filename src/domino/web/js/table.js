@@ -26,6 +26,7 @@ export class TableView {
     this.suppressClick = false;
     this.receivedAt = 0;
     this.seenLog = [];
+    this.told = new Set(); // "v|event" keys already logged and announced
     this.profile = null;
     this.build();
     this.clockTimer = setInterval(() => this.tickClock(), 250);
@@ -75,9 +76,16 @@ export class TableView {
     // A selection survives a snapshot only if the tile is still playable.
     if (this.selected && !this.fits(this.selected).length) this.selected = null;
     if (!prev || prev.view?.round !== v.round) this.seenLog = [];
-    // The same snapshot may arrive twice (several sockets of one profile): tell its events once.
-    const repeat = prev && prev.v === state.v && JSON.stringify(prev.events) === JSON.stringify(state.events);
-    if (!repeat) this.handleEvents(state.events || [], prev);
+    // The same snapshot may arrive twice (a repeat after a reconnect or from another socket of
+    // the same profile): an event is told once per version.
+    const fresh = (state.events || []).filter((ev) => {
+      const key = `${state.v}|${JSON.stringify(ev)}`;
+      if (this.told.has(key)) return false;
+      this.told.add(key);
+      return true;
+    });
+    if (this.told.size > 500) this.told = new Set([...this.told].slice(-200));
+    this.handleEvents(fresh, prev);
     const focusKey = document.activeElement?.dataset?.focusKey;
     this.renderTop();
     this.renderSeats();
@@ -253,15 +261,17 @@ export class TableView {
 
   describe(ev) {
     const name = ev.seat !== undefined && ev.seat !== null ? this.name(ev.seat) : "";
+    // German conjugates for "du": the own moves have their own sentences.
+    const you = ev.seat === this.me ? "_you" : "";
     switch (ev.kind) {
       case "open":
-        return t("log.open", { name, tile: ev.tile });
+        return t(`log.open${you}`, { name, tile: ev.tile });
       case "play":
-        return t(ev.end === "L" ? "log.play_L" : "log.play_R", { name, tile: ev.tile });
+        return t(`log.play_${ev.end === "L" ? "L" : "R"}${you}`, { name, tile: ev.tile });
       case "draw":
-        return (ev.count || 1) > 1 ? t("log.draw_n", { name, n: ev.count }) : t("log.draw", { name });
+        return (ev.count || 1) > 1 ? t(`log.draw_n${you}`, { name, n: ev.count }) : t(`log.draw${you}`, { name });
       case "pass":
-        return t("log.pass", { name });
+        return t(`log.pass${you}`, { name });
       case "timeout":
         return t("log.timeout", { name });
       case "standin":
@@ -290,7 +300,7 @@ export class TableView {
         if (ev.seat !== this.me || ev.kind === "timeout" || ev.kind === "standin") spoken.push(text);
       }
       if (ev.fives) {
-        const fv = t("log.fives", { name: this.name(ev.seat), n: ev.fives });
+        const fv = t(ev.seat === this.me ? "log.fives_you" : "log.fives", { name: this.name(ev.seat), n: ev.fives });
         this.seenLog.push(fv);
         spoken.push(fv);
         this.pendingFives = { tile: ev.tile, n: ev.fives, seat: ev.seat };
@@ -414,7 +424,7 @@ export class TableView {
     const line = v.line || [];
     const w = this.boardEl.clientWidth || 300;
     const hgt = this.boardEl.clientHeight || 200;
-    const lay = layout(line, this.openerIndex(v), w, hgt, { maxUnitPx: w < 500 ? 28 : 46 });
+    const lay = layout(line, this.openerIndex(v), w, hgt, { maxUnitPx: w < 500 ? 30 : 54 });
     this.lay = lay;
     const last = this.lastPlayedIndex(v);
     let markup = "";
