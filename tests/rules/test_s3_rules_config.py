@@ -134,3 +134,20 @@ def test_s3_rules_are_frozen_values() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.seats = 3  # type: ignore[misc]
     assert hash(r) == hash(Rules())
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"lager": "false"}, {"seats": "4"}, {"pairs": 1}, {"target": True}, {"mode": "turbo"}],
+)
+def test_s3_rules_from_dict_refuses_wrong_types(changes: dict[str, object]) -> None:
+    data = {**Rules().to_dict(), **changes}
+    with pytest.raises(InvalidRulesError):
+        Rules.from_dict(data)
+
+
+def test_s3_rules_from_dict_round_trips_every_preset() -> None:
+    for mode in Mode:
+        for seats in (2, 3, 4):
+            r = Rules.preset(mode, seats, pairs=seats == 4)
+            assert Rules.from_dict(r.to_dict()) == r

@@ -139,17 +139,29 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
+        """Read :meth:`to_dict`'s form strictly: a wrong type is refused, never coerced."""
+        if not isinstance(data, dict):
+            raise InvalidRulesError("Rules must be an object.", "bad_rules")
+
+        def get(key: str, kind: type, default: Any) -> Any:
+            value = data.get(key, default)
+            # bool is a subclass of int: keep the two apart.
+            if value is not None and (type(value) is not kind):
+                raise InvalidRulesError(
+                    f"Rule {key!r} must be a {kind.__name__}, not {value!r}.", "bad_rules"
+                )
+            return value
+
         try:
-            return cls(
-                seats=int(data.get("seats", 2)),
-                mode=Mode(data.get("mode", "klassisch")),
-                target=data.get("target"),
-                turn_seconds=int(data.get("turn_seconds", 20)),
-                lager=bool(data.get("lager", True)),
-                fives=bool(data.get("fives", False)),
-                pairs=bool(data.get("pairs", False)),
-            )
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, InvalidRulesError):
-                raise
-            raise InvalidRulesError(f"Unreadable rules: {exc}.", "bad_rules") from exc
+            mode = Mode(data.get("mode", "klassisch"))
+        except ValueError as exc:
+            raise InvalidRulesError(f"Unknown mode {data.get('mode')!r}.", "bad_mode") from exc
+        return cls(
+            seats=get("seats", int, 2),
+            mode=mode,
+            target=get("target", int, None),
+            turn_seconds=get("turn_seconds", int, 20),
+            lager=get("lager", bool, True),
+            fives=get("fives", bool, False),
+            pairs=get("pairs", bool, False),
+        )
