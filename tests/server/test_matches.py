@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 
+from domino.rules.record import replay
+
 from .harness import Harness, latest_state, lobby_with_bots, play_out, start
 
 
@@ -29,7 +31,11 @@ def test_two_humans_a_bot_and_a_spectator_play_a_whole_match(h: Harness) -> None
     assert page["profile"]["played"] == 1
     mid = page["recent"][0]["match"]
     summary = h.tc.get(f"/api/matches/{mid}").json()
-    assert summary["status"] == "finished" and summary["record"] is not None
+    assert summary["status"] == "finished" and summary["record"]["format"] == "domino-record"
+    final = latest_state(anna)
+    assert final is not None
+    points = [s["points"] for s in sorted(final["standings"], key=lambda s: s["side"])]
+    assert list(replay(summary["record"]).scores) == points  # the record replays the match
     # The lobby opens again for another match with the same seats.
     lob = [json.loads(f) for f in anna.frames if json.loads(f)["type"] == "lobby"][-1]
     assert lob["lobby"]["status"] == "open" and lob["lobby"]["can_start"]

@@ -10,8 +10,6 @@ runs in its own :class:`~domino.server.matches.MatchRunner` task.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import importlib
 import logging
 import secrets
 from pathlib import Path
@@ -20,7 +18,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from domino.i18n import t
-from domino.rules import Rules
+from domino.rules import Rules, RulesError
+from domino.rules.record import record_of as rules_record_of
 from domino.table import RestoreError, SeatSpec, Table
 
 from . import protocol as p
@@ -583,16 +582,20 @@ class Service:
         )
 
 
-def record_of(table: Table) -> Any:
-    """The game record of a finished match: ``domino.rules.record`` when it exists,
-    else the table's own log with its rules, seats and seed (enough to replay it)."""
-    with contextlib.suppress(ImportError, AttributeError):
-        module = importlib.import_module("domino.rules.record")
+def record_of(table: Table) -> dict[str, Any]:
+    """The game record of a finished match (``domino.rules.record``, docs/records.md).
+
+    Should the engine refuse to write one, the table's own log with its rules,
+    seats and seed is stored instead: it replays the match just as well.
+    """
+    try:
         if table.match is not None:
-            rec = module.record_of(table.match)
-            return rec.to_dict() if hasattr(rec, "to_dict") else rec
+            return rules_record_of(table.match, seats=[s.spec for s in table.seats])
+    except RulesError:
+        log.exception("match %s: no record; storing the table log", table.match_id)
     return {
-        "format": "domino-table-log/1",
+        "format": "domino-table-log",
+        "version": 1,
         "match": table.match_id,
         "rules": table.rules.to_dict(),
         "seats": [s.spec.to_dict() for s in table.seats],
