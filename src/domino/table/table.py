@@ -30,9 +30,10 @@ from typing import Any, Final
 
 from domino.bots import auto_move, make_bot
 from domino.i18n import t as _t
-from domino.rules import MatchState, Move, PublicEvent, Rules, RulesError, view
+from domino.rules import MatchState, Move, Rules, RulesError, view
 
 from . import snapshot as snap
+from .events import Seen, announce
 from .model import (
     BACK,
     BOT_MOVE,
@@ -120,7 +121,7 @@ class Table:
         self._turn_key: tuple[int, int] | None = None
         # Public events not yet sent, and how far the round's log has been read.
         self._events: list[dict[str, Any]] = []
-        self._seen: tuple[int, int] = (0, 0)
+        self._seen: Seen = (0, 0)
 
     # -- public API ------------------------------------------------------------
     @property
@@ -450,35 +451,7 @@ class Table:
 
     # -- events and messages ---------------------------------------------------
     def _collect_events(self) -> None:
-        """Turn the engine's new log events into public events (draws merged)."""
-        m = self._m
-        rnd_no, start = self._seen
-        if rnd_no != m.round_no:
-            if not m.round.log or m.round.log[0].kind != "open":
-                raise AssertionError("A round's log starts with its opening.")
-            self._events.append({"kind": "round_start", "round": m.round_no})
-            start = 0
-        for ev in m.round.log[start:]:
-            pub = PublicEvent.of(ev).to_dict()
-            last = self._events[-1] if self._events else None
-            if pub["kind"] == "draw":
-                if last is not None and last["kind"] == "draw" and last["seat"] == pub["seat"]:
-                    last["count"] += 1
-                    continue
-                pub["count"] = 1
-            self._events.append(pub)
-        self._seen = (m.round_no, len(m.round.log))
-        res = m.round.result
-        if res is not None and start < len(m.round.log):
-            self._events.append(
-                {
-                    "kind": "round_end",
-                    "round": m.round_no,
-                    "reason": res.reason,
-                    "winner": res.winner,
-                    "points": list(res.points),
-                }
-            )
+        self._seen = announce(self._m, self._seen, self._events)
 
     def _finish(self, out: Outcome, now: float) -> Outcome:
         if self._events:
