@@ -7,6 +7,10 @@ decision times is reproducible from ``--seed``.
 
 Ties: a match whose first place is shared by both levels counts half a win
 for each (the tie count is printed separately).
+
+Decision times are taken twice around each ``choose`` call: wall clock (what a
+player waits, inflated when the machine is busy) and the thread's CPU time
+(the work the decision takes, nearly independent of other load).
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ class LevelStats:
     ties: int = 0
     points: float = 0.0  # sum over matches of the level's mean points per side
     rounds_won: int = 0
-    times_ns: list[int] = field(default_factory=list)
+    times_ns: list[int] = field(default_factory=list)  # wall clock per decision
+    cpu_ns: list[int] = field(default_factory=list)  # CPU time of this thread per decision
 
 
 @dataclass
@@ -66,6 +71,8 @@ class ArenaResult:
                 "decisions": len(st.times_ns),
                 "time_median_ms": percentile(st.times_ns, 50) / 1e6,
                 "time_p99_ms": percentile(st.times_ns, 99) / 1e6,
+                "cpu_median_ms": percentile(st.cpu_ns, 50) / 1e6,
+                "cpu_p99_ms": percentile(st.cpu_ns, 99) / 1e6,
             }
         return out
 
@@ -139,9 +146,13 @@ def play_arena(
             while not rnd.over:
                 seat = rnd.turn
                 v = view(match, seat)
+                c0 = time.thread_time_ns()
                 t0 = time.perf_counter_ns()
                 move = bots[seat].choose(v)
-                stats[at[seat]].times_ns.append(time.perf_counter_ns() - t0)
+                t1 = time.perf_counter_ns()
+                st = stats[at[seat]]
+                st.times_ns.append(t1 - t0)
+                st.cpu_ns.append(time.thread_time_ns() - c0)
                 match.apply(move, seat)
             res = rnd.result
             assert res is not None
@@ -263,13 +274,13 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         f"{'level':<16}{'win rate':>9}  {'95% CI':<15}{'ties':>6}{'pts/match':>10}"
-        f"{'rounds won':>11}{'median ms':>10}{'p99 ms':>9}"
+        f"{'rounds won':>11}{'median ms':>10}{'p99 ms':>9}{'cpu p99 ms':>11}"
     )
     for lv, d in summary["per_level"].items():
         lo, hi = d["ci95"]
         print(
             f"{lv:<16}{d['win_rate']:>9.3f}  [{lo:.3f}, {hi:.3f}] {d['ties']:>6}"
             f"{d['avg_points']:>10.1f}{d['rounds_won']:>11}"
-            f"{d['time_median_ms']:>10.3f}{d['time_p99_ms']:>9.3f}"
+            f"{d['time_median_ms']:>10.3f}{d['time_p99_ms']:>9.3f}{d['cpu_p99_ms']:>11.3f}"
         )
     return 0
