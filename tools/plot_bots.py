@@ -1,6 +1,8 @@
 """Draw docs/bots.png from JSON files written by ``domino arena ... --json FILE``.
 
-Usage: ``python tools/plot_bots.py OUT.png RESULT.json [RESULT.json ...]``
+Usage: ``python tools/plot_bots.py OUT.png RESULT.json [RESULT.json ...]``;
+``python tools/plot_bots.py --table RESULT.json ...`` prints the Markdown table
+of docs/bots.md instead.
 
 Left: the first-named level's match win rate with its 95% Wilson interval, one
 bar per pairing, grouped by table (2 seats Klassisch, 4 seats Paare). Right:
@@ -34,10 +36,41 @@ def _table(data: dict[str, Any]) -> str:
     return f"{r['seats']} seats{' Paare' if r['pairs'] else ''}, {r['mode']}"
 
 
+def table(results: list[dict[str, Any]]) -> str:
+    """Markdown rows: one per run, figures of the first-named level first."""
+    rows = [
+        "| table | A vs B | matches | A wins (ties ½) | 95% CI | pts/match A : B "
+        "| rounds won A : B | median / p99 ms A | median / p99 ms B | command |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for d in results:
+        a, b = d["levels"]
+        pa, pb = d["per_level"][a], d["per_level"][b]
+        lo, hi = pa["ci95"]
+
+        def t(p: dict[str, Any]) -> str:
+            s = f"{p['time_median_ms']:.3g} / {p['time_p99_ms']:.3g}"
+            if "cpu_p99_ms" in p:
+                s += f" (CPU p99 {p['cpu_p99_ms']:.3g})"
+            return s
+
+        rows.append(
+            f"| {_table(d)} | {NAMES[a]} vs {NAMES[b]} | {d['matches']}"
+            f"{' (prefix)' if d.get('partial') else ''} | {pa['win_rate']:.1%} ({pa['ties']} ties)"
+            f" | [{lo:.1%}, {hi:.1%}] | {pa['avg_points']:.1f} : {pb['avg_points']:.1f}"
+            f" | {pa['rounds_won']} : {pb['rounds_won']} | {t(pa)} | {t(pb)}"
+            f" | `{d.get('command', '')}` |"
+        )
+    return "\n".join(rows)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
+    if argv[0] == "--table":
+        print(table([json.loads(Path(p).read_text(encoding="utf-8")) for p in argv[1:]]))
+        return 0
     out = Path(argv[0])
     results = [json.loads(Path(p).read_text(encoding="utf-8")) for p in argv[1:]]
     tables: dict[str, list[dict[str, Any]]] = {}
