@@ -192,7 +192,10 @@ def test_a_log_that_does_not_fit_is_refused() -> None:
             }
         )
 
-    for change in (skip_version, bad_move, no_start, unknown_kind, early_end):
+    def no_seat(b: list[dict[str, Any]]) -> None:
+        next(e for e in b if e["kind"] == "move")["seat"] = None
+
+    for change in (skip_version, bad_move, no_start, unknown_kind, early_end, no_seat):
         broken(log, change)
     with pytest.raises(RestoreError):
         Table.restore("m", orig.rules, SEATS, "restore", [], 0.0)

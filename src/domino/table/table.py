@@ -367,6 +367,11 @@ class Table:
         kind, seat, payload, t = e["kind"], e["seat"], e["payload"], float(e["t"])
         if self.finished:
             raise RestoreError("Nothing happens after the match's end.")
+        if kind in (MOVE, BOT_MOVE, TIMEOUT, BACK, LEAVE) and not (
+            isinstance(seat, int) and 0 <= seat < len(self.seats)
+        ):
+            # The engine would apply a move without a seat for whoever is to move.
+            raise RestoreError(f"A {kind} entry needs a seat, not {seat!r}.")
         if kind == START:
             if self.match is not None:
                 raise RestoreError("The match has started already.")
