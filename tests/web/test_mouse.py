@@ -79,4 +79,9 @@ def test_whole_match_with_mouse_clicks_and_drags(server: str, browser: Any, shot
     assert end.get_by_text("XP").count() >= 1
     page.get_by_test_id("again").wait_for()
     page.screenshot(path=str(shots / "desktop-match-end.png"))
+    # Nochmal: back to the lobby, the bot still seated, ready to start again.
+    page.get_by_test_id("again").click()
+    page.locator(".lobby-seat[data-seat='1']", has_text="Profi").wait_for()
+    page.get_by_test_id("start").wait_for()
+    assert page.get_by_test_id("start").is_enabled()
     assert_no_js_errors(page)
