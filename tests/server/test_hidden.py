@@ -148,11 +148,11 @@ def _stored(h: Harness, mid: str) -> tuple[dict[str, Any], list[dict[str, Any]]]
 
 SCENARIOS = {
     # name: (seats, rules, bot levels, humans, idle human seats)
-    "klassisch-3": (3, {"mode": "klassisch"}, ["profi"], 2, set()),
+    "klassisch-3": (3, {"mode": "klassisch", "target": 50}, ["profi"], 2, set()),
     "blitz-2": (2, {"mode": "blitz"}, ["anfaenger"], 1, set()),
     "zugemauert-2": (2, {"mode": "zugemauert"}, [], 2, set()),
-    "zugemauert-3": (3, {"mode": "zugemauert"}, ["fortgeschritten"], 2, {1}),
-    "fuenferfieber-4": (4, {"mode": "fuenferfieber"}, ["profi", "anfaenger"], 2, set()),
+    "zugemauert-3": (3, {"mode": "zugemauert", "target": 30}, ["fortgeschritten"], 2, {1}),
+    "fuenferfieber-4": (4, {"mode": "fuenferfieber"}, ["profi", "anfaenger"], 2, {1}),
     "paare-4": (
         4,
         {"mode": "klassisch", "pairs": True, "target": 50},

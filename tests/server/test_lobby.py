@@ -30,6 +30,12 @@ def test_create_join_by_code_and_link_with_live_updates(h: Harness) -> None:
     assert live["seats"][1]["online"]
     listing = h.tc.get("/api/lobbies").json()
     assert listing["open"][0]["code"] == code and listing["open"][0]["taken"] == 2
+    # A lobby whose members are all offline is not listed, but still reachable by code.
+    anna.close()
+    ben.close()
+    h.settle()
+    assert h.tc.get("/api/lobbies").json()["open"] == []
+    assert h.tc.get(f"/api/lobbies/{code}").json()["seats"][0]["online"] is False
 
 
 def test_unknown_and_malformed_codes(h: Harness) -> None:

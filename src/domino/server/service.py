@@ -245,6 +245,8 @@ class Service:
                 raise LobbyError("not_in_lobby")
             match msg:
                 case p.TakeSeat():
+                    if self.seated.get(me, lobby.match) != lobby.match:
+                        raise LobbyError("in_match")
                     lobby.take_seat(me, name, msg.seat)
                 case p.LeaveSeat():
                     lobby.leave_seat(me, name)
@@ -339,9 +341,11 @@ class Service:
     def lobby_list(self) -> p.LobbyListMsg:
         """Open lobbies and running matches."""
         base = self.settings.base_url
+        online = self.online()
         open_ = []
         for lobby in sorted(self.lobbies.values(), key=lambda x: -x.created_at):
-            if lobby.status != OPEN:
+            # A lobby nobody is looking at is not worth joining; it stays reachable by code.
+            if lobby.status != OPEN or not online.intersection(lobby.members()):
                 continue
             host = next(
                 (o.name for o in lobby.seats if o is not None and o.player == lobby.host),
