@@ -34,6 +34,7 @@ _DE: dict[str, str] = {
     "too_many_errors": "Zu viele fehlerhafte Nachrichten; die Verbindung wird getrennt.",
     "origin_refused": "Diese Seite darf sich nicht mit dem Server verbinden.",
     "internal_error": "Auf dem Server ist etwas schiefgegangen. Bitte versuche es noch einmal.",
+    "serve_running": "Domino läuft auf {url}  (Strg+C beendet den Server)",
     "auth_required": "Dafür musst du angemeldet sein.",
     "replaced_connection": "Du hast dich in einem anderen Fenster angemeldet.",
     # -- people ------------------------------------------------------------------
@@ -319,6 +320,7 @@ _EN: dict[str, str] = {
     "too_many_errors": "Too many malformed messages; closing the connection.",
     "origin_refused": "This page may not connect to the server.",
     "internal_error": "Something went wrong on the server. Please try again.",
+    "serve_running": "Domino is running at {url}  (Ctrl+C stops the server)",
     "auth_required": "You need to be signed in for that.",
     "replaced_connection": "You signed in from another window.",
     "name_empty": "Please enter a name.",

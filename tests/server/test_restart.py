@@ -146,8 +146,11 @@ def _serve(data: Path, port: int) -> subprocess.Popen[str]:
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     assert proc.stdout is not None
+    url_shown = False
     for line in proc.stdout:  # blocks until the server says it is up
+        url_shown = url_shown or f"läuft auf http://127.0.0.1:{port}/" in line
         if "Uvicorn running on" in line:
+            assert url_shown, "domino serve prints the address to open"
             return proc
     raise AssertionError("the server did not start")
 

@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     """Build the app from the arguments and serve it until interrupted."""
     import uvicorn
 
+    from domino.i18n import t
     from domino.server import Settings, create_app
     from domino.table import Timing
 
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         timing=timing,
     )
     app = create_app(settings)
-    print(f"Domino läuft auf {settings.base_url}/  (Strg+C beendet)", flush=True)
+    print(t("serve_running", url=f"{settings.base_url}/"), flush=True)
     uvicorn.run(
         app,
         host=args.host,
