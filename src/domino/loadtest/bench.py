@@ -123,6 +123,13 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--stop-p99", type=float, default=2000.0, help="stop the ramp above this p99")
     p.add_argument("--data", type=Path, default=None, help="database folder (default: temporary)")
     p.add_argument("--profile", type=Path, default=None, help="cProfile of the server to this file")
+    p.add_argument("--lag", type=Path, default=None, help="server event-loop lag log (JSON lines)")
+    p.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        help="extra argument for the server process (python -m domino.loadtest.serve --help)",
+    )
     p.add_argument("--json", type=Path, default=None, help="write the rows here")
     p.add_argument("--plot", type=Path, default=None, help="write a PNG of the curve here")
     p.set_defaults(func=run_server_bench)
@@ -134,7 +141,13 @@ def run_server_bench(args: argparse.Namespace) -> int:
     steps = [int(x) for x in str(args.steps).split(",") if x.strip()]
     with tempfile.TemporaryDirectory(prefix="domino-bench-") as tmp:
         data = args.data or Path(tmp) / "data"
-        server = ServerProcess(data, profile=args.profile, log=Path(tmp) / "server.log")
+        server = ServerProcess(
+            data,
+            profile=args.profile,
+            log=Path(tmp) / "server.log",
+            lag=args.lag,
+            extra=args.server_arg,
+        )
         server.start()
         try:
             rows = asyncio.run(_ramp(args, server, steps))

@@ -31,6 +31,8 @@ class ServerProcess:
         rate: float | None = None,
         profile: Path | None = None,
         log: Path | None = None,
+        lag: Path | None = None,
+        extra: list[str] | None = None,
     ) -> None:
         self.data = data
         self.port = port or free_port()
@@ -39,6 +41,8 @@ class ServerProcess:
         self.rate = rate
         self.profile = profile
         self.log = log
+        self.lag = lag
+        self.extra = list(extra or [])
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
@@ -68,6 +72,9 @@ class ServerProcess:
             cmd += ["--rate", str(self.rate)]
         if self.profile is not None:
             cmd += ["--profile", str(self.profile)]
+        if self.lag is not None:
+            cmd += ["--lag", str(self.lag)]
+        cmd += self.extra
         return cmd
 
     def start(self) -> None:

@@ -14,9 +14,16 @@ the server stops (SIGTERM or SIGINT).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import cProfile
+import gc
+import json
 import socket
+import time
 from pathlib import Path
+from typing import Any
+
+import uvloop
 
 from domino.table import Timing
 
@@ -43,7 +50,87 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", type=float, default=None, help="message budget: refill per second")
     p.add_argument("--profile", type=Path, default=None, help="write a cProfile here at exit")
     p.add_argument("--backlog", type=int, default=4096)
+    p.add_argument("--lag", type=Path, default=None, help="append event-loop lag per second here")
+    p.add_argument(
+        "--gc-freeze",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="experiment: gc.freeze() every SECONDS, so full collections scan only new objects",
+    )
     return p
+
+
+async def watch_lag(path: Path, period: float = 0.05) -> None:
+    """Append one JSON line per second: the event loop's worst and mean lateness (ms).
+
+    A timer that fires late means the loop was busy (or the process was not
+    scheduled): the part of a command's latency the server adds by waiting.
+    """
+    loop = asyncio.get_running_loop()
+    gc_pauses: list[float] = []
+    gc_start = [0.0]
+    gc_full = [0]
+    tick = [0]
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            gc_start[0] = time.perf_counter()
+        else:
+            gc_pauses.append(time.perf_counter() - gc_start[0])
+            if info.get("generation") == 2:
+                gc_full[0] += 1
+
+    gc.callbacks.append(on_gc)
+    last_cpu = [time.process_time()]
+    with path.open("a") as out:
+        while True:
+            worst, total, n = 0.0, 0.0, 0
+            start = loop.time()
+            while loop.time() - start < 1.0:
+                t = loop.time()
+                await asyncio.sleep(period)
+                late = loop.time() - t - period
+                worst, total, n = max(worst, late), total + late, n + 1
+            line = {"t": round(time.time(), 1), "max_ms": round(worst * 1000, 1)}
+            line["mean_ms"] = round(total / max(n, 1) * 1000, 2)
+            line["gc_max_ms"] = round(max(gc_pauses, default=0.0) * 1000, 1)
+            line["gc_ms"] = round(sum(gc_pauses) * 1000, 1)
+            gc_pauses.clear()
+            line["gc_full"], gc_full[0] = gc_full[0], 0
+            tick[0] += 1
+            if tick[0] % 5 == 0:  # counting is not free: every fifth second
+                line["objects"] = len(gc.get_objects())
+            cpu = time.process_time()
+            line["cpu_s"] = round(cpu - last_cpu[0], 3)
+            last_cpu[0] = cpu
+            out.write(json.dumps(line) + "\n")
+            out.flush()
+
+
+async def freeze_every(period: float) -> None:
+    """Move every object alive now into the permanent generation, every ``period`` s.
+
+    Full collections then scan only what was made since; the price is that
+    cyclic garbage older than the last freeze is never freed (an experiment).
+    """
+    while True:
+        gc.freeze()
+        await asyncio.sleep(period)
+
+
+async def serve(server: Any, lag: Path | None, freeze: float | None = None) -> None:
+    """Run uvicorn's server, with the lag watcher (and the freezer) beside it if asked."""
+    helpers = []
+    if lag is not None:
+        helpers.append(asyncio.create_task(watch_lag(lag)))
+    if freeze is not None:
+        helpers.append(asyncio.create_task(freeze_every(freeze)))
+    try:
+        await server.serve()
+    finally:
+        for h in helpers:
+            h.cancel()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,12 +164,16 @@ def main(argv: list[str] | None = None) -> int:
         timeout_graceful_shutdown=3,
     )
     server = uvicorn.Server(config)
+
+    def run() -> None:
+        uvloop.run(serve(server, args.lag, args.gc_freeze))
+
     if args.profile is None:
-        server.run()
+        run()
         return 0
     prof = cProfile.Profile()
     try:
-        prof.runcall(server.run)
+        prof.runcall(run)
     finally:
         prof.dump_stats(str(args.profile))
     return 0
