@@ -47,3 +47,16 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+
+# Reliability (docs/reliability.md): SIGKILL the server five times under load, nothing lost;
+# the load ramp with one flooder, the plot in docs/server-load.png; 1,000 audited matches.
+.PHONY: crash bench-server leak-audit
+crash: $(STAMP)
+	$(BIN)/domino bench crash --kills 5
+
+bench-server: $(STAMP)
+	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/domino bench server --flood --plot docs/server-load.png
+
+leak-audit: $(STAMP)
+	$(BIN)/domino bench leaks --matches 1000
