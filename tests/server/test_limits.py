@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from domino.server.conn import OUTBOX_LIMIT, Conn
+
 from .harness import Closed, Harness, harness, lobby_with_bots, start
 
 
@@ -116,3 +118,13 @@ def test_nobody_acts_for_a_seat_that_is_not_theirs(h: Harness) -> None:
         {"type": "move", "match": "m_doesnotexist", "move": "D", "v": v}, "match_not_found"
     )
     assert h.service.runners[mid].table.version == v
+
+
+async def test_a_client_that_cannot_keep_up_is_disconnected() -> None:
+    conn = Conn("p_x", "Anna")
+    for i in range(OUTBOX_LIMIT):
+        conn.send({"type": "pong", "i": i})
+    assert not conn.closed
+    conn.send({"type": "pong"})
+    assert conn.closed and conn.close_code == 1008
+    assert conn.outbox.qsize() == OUTBOX_LIMIT + 1  # what was queued, then the close

@@ -19,6 +19,13 @@ OUTBOX_LIMIT = 512
 _ids = itertools.count(1)
 
 
+def encode(msg: dict[str, Any] | BaseModel) -> str:
+    """The JSON text of a message as it goes over the wire."""
+    if isinstance(msg, BaseModel):
+        return msg.model_dump_json()
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+
+
 class Conn:
     """A signed-in socket: ``profile`` speaks through it; ``watching`` lists its matches."""
 
@@ -35,10 +42,12 @@ class Conn:
         """Queue a message (a dict or a protocol model) for the writer task."""
         if self.closed:
             return
-        if isinstance(msg, BaseModel):
-            text = msg.model_dump_json()
-        else:
-            text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+        self.send_text(encode(msg))
+
+    def send_text(self, text: str) -> None:
+        """Queue an already encoded message (one encoding for many receivers)."""
+        if self.closed:
+            return
         if self.outbox.qsize() >= OUTBOX_LIMIT:
             self.close(1008)
             return

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from domino.i18n import t
 from domino.table import Outcome, SeatSpec, Table
 
-from .conn import Conn
+from .conn import Conn, encode
 
 if TYPE_CHECKING:
     from .service import Service
@@ -225,14 +225,16 @@ class MatchRunner:
 
     def _route(self, seat: int | None, msg: dict[str, Any]) -> None:
         if seat is None:
-            for c in list(self.spectators):
-                c.send(msg)
-            return
-        player = self.players[seat]
-        if player is None or seat in self.left:
-            return
-        for c in self.service.conns_of(player):
-            c.send(msg)
+            targets = list(self.spectators)
+        else:
+            player = self.players[seat]
+            if player is None or seat in self.left:
+                return
+            targets = list(self.service.conns_of(player))
+        if targets:
+            text = encode(msg)
+            for c in targets:
+                c.send_text(text)
 
 
 def seat_specs(data: list[dict[str, Any]]) -> list[SeatSpec]:
