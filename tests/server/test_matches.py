@@ -140,9 +140,23 @@ def test_a_spectator_can_watch_from_the_list_and_sync(h: Harness) -> None:
     st = start(anna)
     listing = zoe.request({"type": "list_lobbies"}, "lobby_list")
     assert [r["match"] for r in listing["running"]] == [st["match_id"]]
+    running = h.tc.get(f"/api/matches/{st['match_id']}").json()
+    assert running["status"] == "running" and running["record"] is None  # deals stay secret
     snap = zoe.request({"type": "watch", "match": st["match_id"]}, "state")
     assert snap["you"] is None and snap["view"]["hand"] is None
     assert zoe.request({"type": "sync", "match": st["match_id"]}, "state")["you"] is None
-    zoe.request({"type": "unwatch", "match": st["match_id"]}, "pong") if False else None
     zoe.send({"type": "unwatch", "match": st["match_id"]})
     zoe.expect_error({"type": "sync", "match": st["match_id"]}, "not_watching")
+
+
+def test_a_lobby_everyone_left_during_its_match_closes_at_the_end(h: Harness) -> None:
+    anna = h.person("Anna")
+    code = lobby_with_bots(anna, 2, ["profi"])["code"]
+    st = start(anna)
+    anna.request({"type": "leave_lobby"}, "lobby_left")
+    assert h.tc.get(f"/api/lobbies/{code}").json()["status"] == "playing"
+    anna.send({"type": "leave_match", "match": st["match_id"]})
+    anna.recv_until(lambda m: m["type"] == "state" and m["phase"] == "match_over")
+    h.settle()
+    assert h.tc.get(f"/api/lobbies/{code}").status_code == 404
+    assert h.tc.get("/api/lobbies").json() == {"open": [], "running": []}

@@ -527,10 +527,10 @@ class Service:
             if o is not None and o.player is not None and o.player in gone:
                 lobby.seats[i] = None
                 lobby.watchers[o.player] = o.name
-        lobby.status = OPEN
+        lobby.status = OPEN if lobby.members() else CLOSED
         lobby.match = None
         await self._save(lobby)
-        self._broadcast(lobby)
+        self._after_change(lobby)
 
     # -- queries -------------------------------------------------------------------------
     async def profile_page(self, pid: str) -> p.ProfilePageOut | None:
