@@ -93,6 +93,13 @@ def test_two_players_and_a_spectator_who_sees_no_hand_before_the_reveal(
         page.locator(TABLE).wait_for()
     cleo.get_by_test_id("spectator-label").wait_for()
     assert cleo.get_by_test_id("spectator-label").inner_text() == "Zuschauer"
+    # Someone else finds the match in the list of running matches and watches it too.
+    dora = new_page(browser, **DESKTOP)
+    sign_in_as_guest(dora, server, "Dora")
+    running = dora.locator("#running-list li", has_text="Anna")
+    running.get_by_role("button", name="Zuschauen").click()
+    dora.get_by_test_id("spectator-label").wait_for()
+    assert dora.locator(".hand .tile-btn").count() == 0
 
     players = {0: anna, 1: ben}
     while not cleo.locator(f"{ROUND_END}, {MATCH_END}").count():
@@ -135,14 +142,29 @@ def test_two_players_and_a_spectator_who_sees_no_hand_before_the_reveal(
         assert f["you"] is None
         assert f["view"]["hand"] is None
         assert f["view"]["legal"] == []
-    for page in (anna, ben, cleo):
+    for page in (anna, ben, cleo, dora):
         assert_no_js_errors(page)
+
+
+SOCKET_SPY = """
+(() => {
+  // Keep a handle on the page's sockets so the test can cut the line like a flaky network.
+  const Native = window.WebSocket;
+  window.__sockets = [];
+  window.WebSocket = class extends Native {
+    constructor(...args) { super(...args); window.__sockets.push(this); }
+  };
+})();
+"""
 
 
 def test_reload_mid_match_returns_to_the_same_seat_and_state(server: str, browser: Any) -> None:
     page = new_page(browser, **DESKTOP)
+    page.add_init_script(SOCKET_SPY)
     sign_in_as_guest(page, server, "Rosa")
-    open_lobby_with_bots(page, ["fortgeschritten", "anfaenger"])
+    open_lobby_with_bots(page, ["fortgeschritten", "anfaenger"], mode="Klassisch")
+    # The longest clock: the server must not move for Rosa while the test reloads.
+    set_rule(page, "turn_seconds", "30 s")
     start_match(page)
     page.wait_for_selector(MY_TURN)
     tiles = playable(page)
@@ -172,4 +194,16 @@ def test_reload_mid_match_returns_to_the_same_seat_and_state(server: str, browse
     page.wait_for_selector(MY_TURN)
     assert snapshot() == seen
     assert "#/match/" in page.url
+
+    # A lost connection shows the reconnecting bar; coming back restores the same table.
+    conn = page.locator("#conn")
+    assert conn.is_hidden()
+    page.context.set_offline(True)
+    page.evaluate("window.__sockets.at(-1).close()")
+    conn.wait_for(state="visible")
+    assert conn.inner_text() == "Verbindung wird wiederhergestellt …"
+    page.context.set_offline(False)
+    conn.wait_for(state="hidden")
+    page.wait_for_selector(MY_TURN)
+    assert snapshot() == seen
     assert_no_js_errors(page)
