@@ -33,10 +33,18 @@ def test_whole_match_with_keyboard_only(server: str, browser: Any) -> None:
     page.wait_for_function("!document.querySelector('[data-testid=start]').disabled")
     press_on(page, page.get_by_test_id("start"))
 
-    seen = {"esc": False, "arrows": False}
+    seen = {"esc": False, "arrows": False, "labels": False}
+    fit_words = {"L": "passt links", "R": "passt rechts", "L R": "passt links und rechts"}
 
     def act(p: Any) -> None:
         tiles = playable(p)
+        if not seen["labels"]:
+            # Screen readers hear whose turn it is, and every tile says where it fits.
+            p.locator("#announcer", has_text="Du bist dran").wait_for(state="attached")
+            for i, tile, fits in tiles:
+                label = p.locator(".hand .tile-btn").nth(i).get_attribute("aria-label")
+                assert label == f"Stein {tile}, {fit_words[fits]}"
+            seen["labels"] = True
         if not tiles:
             p.keyboard.press("D" if p.locator(".action.draw").is_enabled() else "P")
             return

@@ -96,14 +96,15 @@ def wait_after(page: Page, before: str) -> None:
 
 
 def playable(page: Page) -> list[tuple[int, str, str]]:
-    """(index 0-based, tile, fits like 'L', 'R' or 'L R') of each highlighted hand tile."""
-    out = []
-    tiles = page.locator(".hand .tile-btn")
-    for i in range(tiles.count()):
-        t = tiles.nth(i)
-        if "playable" in (t.get_attribute("class") or ""):
-            out.append((i, str(t.get_attribute("data-tile")), t.locator(".fit-mark").inner_text()))
-    return out
+    """(index 0-based, tile, fits like 'L', 'R' or 'L R') of each highlighted hand tile.
+
+    Read in one go inside the page, so a re-render cannot split the answer.
+    """
+    rows = page.locator(".hand .tile-btn").evaluate_all(
+        """els => els.map((el, i) => [i, el.dataset.tile, el.classList.contains("playable"),
+                                      el.querySelector(".fit-mark")?.textContent ?? ""])"""
+    )
+    return [(int(i), str(tile), str(fits)) for i, tile, ok, fits in rows if ok]
 
 
 def play_match(

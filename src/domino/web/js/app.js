@@ -30,10 +30,18 @@ const live = new Live(onMessage, onStatus);
 // ---- helpers ----------------------------------------------------------------------------------
 
 const announcer = document.getElementById("announcer");
+let speech = [];
+let speechTimer = null;
 export function announce(text) {
-  // Clearing first makes screen readers repeat an identical sentence.
+  // Sentences of one moment are read together; clearing first makes screen readers repeat an
+  // identical sentence.
+  speech.push(text);
+  clearTimeout(speechTimer);
   announcer.textContent = "";
-  setTimeout(() => (announcer.textContent = text), 30);
+  speechTimer = setTimeout(() => {
+    announcer.textContent = speech.join(" ");
+    speech = [];
+  }, 50);
 }
 
 const toastEl = document.getElementById("toast");

@@ -87,6 +87,7 @@ const FALLBACK = {
   "table.pass": "Passen",
   "table.your_turn": "Du bist dran",
   "table.turn_of": "{name} ist dran",
+  "table.thinking": "überlegt …",
   "table.spectator": "Zuschauer",
   "table.round": "Runde {n}",
   "table.target": "Ziel: {n}",

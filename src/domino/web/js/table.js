@@ -70,6 +70,8 @@ export class TableView {
     this.state = state;
     this.pending = false;
     this.receivedAt = performance.now();
+    // A hint or refusal belongs to the moment it was given: a new version clears it.
+    if (prev && prev.v !== state.v) this.messageEl.textContent = "";
     const v = state.view || {};
     // Public facts on the root, for styling and for the browser tests to wait on.
     Object.assign(this.root.dataset, { v: String(state.v), phase: state.phase || "", you: String(state.you) });
@@ -86,6 +88,9 @@ export class TableView {
     });
     if (this.told.size > 500) this.told = new Set([...this.told].slice(-200));
     this.handleEvents(fresh, prev);
+    if (this.myTurn && (!prev || prev.view?.turn !== this.me || prev.view?.round !== v.round)) {
+      this.hooks.announce(t("table.your_turn"));
+    }
     const focusKey = document.activeElement?.dataset?.focusKey;
     this.renderTop();
     this.renderSeats();
@@ -387,7 +392,7 @@ export class TableView {
       seat === this.me ? null : h("div.backs", { title: t("table.tiles", { n: count }) }, backs, h("span.count", {}, t("table.tiles", { n: count }))),
       turn
         ? h("div.clock", { dataset: { clockSeat: String(seat) }, style: { "--left": String(clock ? clock.frac : 1) } },
-            h("span.clock-bar"), h("span.clock-num", {}, clock ? t("val.seconds", { n: clock.secs }) : t("table.turn_of", { name: this.name(seat) })))
+            h("span.clock-bar"), h("span.clock-num", {}, clock ? t("val.seconds", { n: clock.secs }) : t("table.thinking")))
         : null,
     );
   }
