@@ -1,0 +1,45 @@
+"""``domino bench server`` end to end at a tiny size: it runs, reports, and plots.
+
+Figures are printed, never asserted (speed is for the benchmark, not for tests).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from domino.cli import main
+from domino.loadtest.bench import Row, knee, percentile
+
+
+def test_bench_server_runs_a_small_ramp(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_json = tmp_path / "rows.json"
+    args = ["bench", "server", "--steps", "8", "--warmup", "0.5", "--window", "3"]
+    args += ["--delay", "0.05", "--json", str(out_json), "--plot", str(tmp_path / "p.png")]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "clients" in text and "p99 ms" in text and "knee" in text
+    rows = json.loads(out_json.read_text())["rows"]
+    assert rows[0]["clients"] == 8 and rows[0]["matches"] == 2
+    assert rows[0]["cmds_per_s"] > 0 and rows[0]["p99"] is not None
+    assert (tmp_path / "p.png").stat().st_size > 1000
+
+
+def row(clients: int, p99: float | None, errors: int = 0) -> Row:
+    return Row(clients, clients // 4, 1.0, 1.0, 1.0, p99, 1.0, 1.0, errors, 1.0, 1.0)
+
+
+def test_the_knee_is_the_largest_clean_step_under_100_ms() -> None:
+    rows = [row(100, 20.0), row(400, 60.0), row(1000, 90.0, errors=1), row(2000, 150.0)]
+    k = knee(rows)
+    assert k is not None and k.clients == 400
+    assert knee([row(100, 120.0)]) is None
+
+
+def test_percentile_by_nearest_rank() -> None:
+    values = [float(x) for x in range(1, 101)]
+    assert percentile(values, 0.5) == 50.0
+    assert percentile(values, 0.99) == 99.0
+    assert percentile([], 0.5) is None
