@@ -58,6 +58,9 @@ def test_whole_match_of_humans_and_bots(cfg: tuple[Mode, int, bool]) -> None:
         assert msg["events"][-1] == {"kind": "match_end", "reason": table.finished_reason}
         assert [s["place"] for s in msg["standings"]] == sorted(places)
     if pairs:
+        # Both partners get the team's place and so the same XP: 40 win, 10 loss, 30 tie.
+        assert table.xp[0] == table.xp[2]
+        assert table.xp[0] == {1: 40, 2: 10}[m.place_of_seat(0)] or m.scores[0] == m.scores[1]
         for msg in final.values():
             by_side = sorted(msg["standings"], key=lambda s: s["side"])
             assert [sorted(s["seats"]) for s in by_side] == [[0, 2], [1, 3]]
