@@ -9,8 +9,9 @@ import { t } from "./i18n.js";
 import { layout, UNIT } from "./snake.js";
 import { tileFace, tileSvg, tileBack } from "./tiles.js";
 import { roundOverlay, matchOverlay } from "./results.js";
-
-const DRAG_THRESHOLD = 8; // px a pointer must travel before a press becomes a drag
+import { TileDrag } from "./drag.js";
+import { seatCard } from "./seats.js";
+import { describeEvent } from "./events.js";
 
 export class TableView {
   /**
@@ -22,8 +23,7 @@ export class TableView {
     this.state = null;
     this.selected = null; // tile text chosen by the player, waiting for an end
     this.pending = false; // a move is on its way; wait for the next snapshot
-    this.drag = null; // {tile, el, x, y, started}
-    this.suppressClick = false;
+    this.dragger = new TileDrag(this);
     this.receivedAt = 0;
     this.seenLog = [];
     this.told = new Set(); // "v|event" keys already logged and announced
@@ -37,7 +37,7 @@ export class TableView {
   destroy() {
     clearInterval(this.clockTimer);
     this.resizeObs.disconnect();
-    this.endDrag();
+    this.dragger.stop();
   }
 
   build() {
@@ -265,35 +265,7 @@ export class TableView {
   // ---- events, log, announcements ---------------------------------------------------------
 
   describe(ev) {
-    const name = ev.seat !== undefined && ev.seat !== null ? this.name(ev.seat) : "";
-    // German conjugates for "du": the own moves have their own sentences.
-    const you = ev.seat === this.me ? "_you" : "";
-    switch (ev.kind) {
-      case "open":
-        return t(`log.open${you}`, { name, tile: ev.tile });
-      case "play":
-        return t(`log.play_${ev.end === "L" ? "L" : "R"}${you}`, { name, tile: ev.tile });
-      case "draw":
-        return (ev.count || 1) > 1 ? t(`log.draw_n${you}`, { name, n: ev.count }) : t(`log.draw${you}`, { name });
-      case "pass":
-        return t(`log.pass${you}`, { name });
-      case "timeout":
-        return t("log.timeout", { name });
-      case "standin":
-        return t("log.standin", { name });
-      case "back":
-        return t("log.back", { name });
-      case "leave":
-        return t("log.leave", { name });
-      case "disconnected":
-        return t("log.disconnected", { name });
-      case "connected":
-        return t("log.connected", { name });
-      case "round_start":
-        return t("table.round", { n: ev.round });
-      default:
-        return null;
-    }
+    return describeEvent(ev, (seat) => this.name(seat), this.me);
   }
 
   handleEvents(events, prev) {
@@ -363,38 +335,8 @@ export class TableView {
     }
   }
 
-  seatCard(seat, { compact = false } = {}) {
-    const s = this.state;
-    const info = s.seats?.[seat] || {};
-    const v = s.view || {};
-    const count = v.hand_counts?.[seat] ?? 0;
-    const side = info.side ?? seat;
-    const standing = (s.standings || []).find((x) => x.side === side);
-    const points = standing ? standing.points : v.scores?.[side] ?? 0;
-    const turn = v.turn === seat;
-    const badges = [];
-    if (info.kind === "bot") badges.push(h("span.badge", {}, t("lobby.bot", { level: t(`level.${info.level}`) })));
-    if (info.standin) badges.push(h("span.badge.warn", {}, t("table.represented")));
-    if (info.left) badges.push(h("span.badge.warn", {}, t("table.left_match")));
-    else if (info.kind === "human" && info.connected === false) badges.push(h("span.badge.warn", {}, t("table.disconnected")));
-    if (s.rules?.pairs) badges.push(h("span.badge", {}, t("table.team", { name: side === 0 ? "A" : "B" })));
-    const clock = this.clockText(seat);
-    const backs = [];
-    if (!compact || seat !== this.me) {
-      const shown = Math.min(count, 10);
-      for (let i = 0; i < shown; i++) backs.push(h("span.back-mini", { html: tileSvg(0, 0, { back: true }) }));
-    }
-    return h(
-      `div.seat${turn ? ".turn" : ""}`,
-      { dataset: { seat: String(seat) }, "aria-label": `${this.name(seat)}: ${t("table.tiles", { n: count })}, ${t("table.points", { n: points })}` },
-      h("div.seat-head", {}, h("span.seat-name", {}, seat === this.me ? `${info.name ?? ""} (${t("table.you")})` : info.name ?? "?"), h("span.points", {}, t("table.points", { n: points }))),
-      h("div.seat-badges", {}, badges),
-      seat === this.me ? null : h("div.backs", { title: t("table.tiles", { n: count }) }, backs, h("span.count", {}, t("table.tiles", { n: count }))),
-      turn
-        ? h("div.clock", { dataset: { clockSeat: String(seat) }, style: { "--left": String(clock ? clock.frac : 1) } },
-            h("span.clock-bar"), h("span.clock-num", {}, clock ? t("val.seconds", { n: clock.secs }) : t("table.thinking")))
-        : null,
-    );
+  seatCard(seat, opts) {
+    return seatCard(this, seat, opts);
   }
 
   renderSeats() {
@@ -468,7 +410,7 @@ export class TableView {
     clear(this.endsEl);
     const v = this.state?.view;
     if (!v || !this.lay?.ends || !(v.line || []).length || v.result) return;
-    const tile = this.drag?.tile || this.selected;
+    const tile = this.dragger.tile || this.selected;
     const fit = tile ? this.fits(tile) : [];
     const [, , vw] = this.lay.viewBox;
     const unitPx = (this.boardEl.clientWidth || 300) / (vw / UNIT);
@@ -538,7 +480,7 @@ export class TableView {
           "aria-pressed": this.selected === tile ? "true" : "false",
           dataset: { tile, focusKey: `t:${tile}`, index: String(i + 1) },
           onclick: (ev) => this.onTileClick(ev, tile),
-          onpointerdown: (ev) => this.onPointerDown(ev, tile),
+          onpointerdown: (ev) => this.dragger.start(ev, tile),
         },
         h("span.tile-art", { html: tileSvg(a, b) }),
         h("span.key-hint", { "aria-hidden": "true" }, i < 9 ? String(i + 1) : ""),
@@ -569,84 +511,8 @@ export class TableView {
   }
 
   onTileClick(ev, tile) {
-    if (this.suppressClick) {
-      this.suppressClick = false;
-      return;
-    }
+    if (this.dragger.consumeClick()) return;
     this.activateTile(tile);
-  }
-
-  // ---- drag with mouse or finger --------------------------------------------------------------
-
-  onPointerDown(ev, tile) {
-    if (ev.button !== undefined && ev.button !== 0) return;
-    this.drag = { tile, x0: ev.clientX, y0: ev.clientY, started: false, ghost: null, id: ev.pointerId };
-    const move = (e) => this.onPointerMove(e);
-    const up = (e) => this.onPointerUp(e);
-    this.drag.cleanup = () => {
-      window.removeEventListener("pointermove", move);
-      window.removeEventListener("pointerup", up);
-      window.removeEventListener("pointercancel", up);
-    };
-    window.addEventListener("pointermove", move);
-    window.addEventListener("pointerup", up);
-    window.addEventListener("pointercancel", up);
-  }
-
-  onPointerMove(ev) {
-    const d = this.drag;
-    if (!d || ev.pointerId !== d.id) return;
-    if (!d.started) {
-      if (Math.hypot(ev.clientX - d.x0, ev.clientY - d.y0) < DRAG_THRESHOLD) return;
-      d.started = true;
-      const [a, b] = d.tile.split("|").map(Number);
-      d.ghost = h("div.drag-ghost", { html: tileSvg(a, b), "aria-hidden": "true" });
-      document.body.append(d.ghost);
-      this.renderEnds();
-    }
-    d.ghost.style.left = `${ev.clientX}px`;
-    d.ghost.style.top = `${ev.clientY}px`;
-    const over = this.endAt(ev.clientX, ev.clientY);
-    for (const b of this.endsEl.querySelectorAll("button")) b.classList.toggle("hover", b.dataset.end === over);
-  }
-
-  onPointerUp(ev) {
-    const d = this.drag;
-    if (!d || ev.pointerId !== d.id) return;
-    const started = d.started;
-    const end = started ? this.endAt(ev.clientX, ev.clientY) : null;
-    this.endDrag();
-    if (!started) return; // a plain click: the click handler does the rest
-    this.suppressClick = true;
-    setTimeout(() => (this.suppressClick = false), 0);
-    if (end) this.tryPlay(d.tile, end);
-    else this.renderEnds();
-  }
-
-  endDrag() {
-    const d = this.drag;
-    if (!d) return;
-    d.cleanup?.();
-    d.ghost?.remove();
-    this.drag = null;
-  }
-
-  /** The end whose button is under (or near) the point, with a margin for fingers. */
-  endAt(x, y) {
-    let best = null;
-    let bestDist = Infinity;
-    for (const b of this.endsEl.querySelectorAll("button")) {
-      const r = b.getBoundingClientRect();
-      const margin = Math.max(24, r.width / 2);
-      const dx = Math.max(r.left - x, 0, x - r.right);
-      const dy = Math.max(r.top - y, 0, y - r.bottom);
-      const dist = Math.hypot(dx, dy);
-      if (dist <= margin && dist < bestDist) {
-        best = b.dataset.end;
-        bestDist = dist;
-      }
-    }
-    return best;
   }
 
   // ---- round end and match end ----------------------------------------------------------------
