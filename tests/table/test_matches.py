@@ -163,3 +163,18 @@ def test_a_failing_bot_policy_falls_back_to_fortgeschritten(
     table = make_table([human("Anna"), bot("profi")], seed="broken-bot")
     Driver(table).run()
     assert table.finished and any(e["kind"] == "bot" for e in table.log)
+
+
+def test_a_late_wakeup_still_sends_every_reveal_before_the_next_round() -> None:
+    table = make_table([human("Anna"), bot()], seed="late")
+    out = table.advance(100_000.0)  # the caller slept through the whole match
+    assert table.finished
+    rounds = [e for e in out.entries if e["kind"] == "round"]
+    assert rounds
+    for audience in (0, 1, None):
+        msgs = [msg for a, msg in out.messages if a == audience]
+        reveals = [msg for msg in msgs if msg["phase"] == "round_over"]
+        assert len(reveals) == len(rounds)
+        assert all(msg["view"]["result"] is not None for msg in reveals)
+        assert [msg["view"]["round"] for msg in reveals] == list(range(1, len(rounds) + 1))
+        assert msgs[-1]["phase"] == "match_over"

@@ -298,6 +298,10 @@ class Table:
 
     def _fire_due(self, now: float, out: Outcome) -> None:
         while (due := self.next_wakeup()) is not None and due <= now:
+            if self._m.round.over and self._events:
+                # A caller waking late would fold the round's end into the next
+                # round's snapshot; send the reveal first so nobody misses it.
+                self._flush(out, now)
             self._fire(due, out)
 
     def _fire(self, t: float, out: Outcome) -> None:
@@ -458,10 +462,14 @@ class Table:
     def _collect_events(self) -> None:
         self._seen = announce(self._m, self._seen, self._events)
 
+    def _flush(self, out: Outcome, now: float) -> None:
+        """One snapshot per audience carrying the events gathered so far."""
+        events, self._events = self._events, []
+        out.messages += [(a, snap.build(self, a, now, events)) for a in self._audiences()]
+
     def _finish(self, out: Outcome, now: float) -> Outcome:
         if self._events:
-            events, self._events = self._events, []
-            out.messages = [(a, snap.build(self, a, now, events)) for a in self._audiences()]
+            self._flush(out, now)
         if any(e["kind"] == END for e in out.entries):
             out.finished = True
             out.xp = self.xp
