@@ -128,6 +128,9 @@ class Harness:
     def __init__(self, data_dir: Path, clock: FakeClock | None = None, **settings: Any):
         self.clock = clock or FakeClock()
         settings.setdefault("timing", FAST)
+        # Deals from a generator named after the test's folder: a failure replays the same way.
+        seeds = random.Random(data_dir.name)
+        settings.setdefault("seeds", lambda: f"{seeds.getrandbits(128):032x}")
         self.settings = Settings(data_dir=data_dir, clock=self.clock, **settings)
         self.app = create_app(self.settings)
         self.tc = TestClient(self.app)

@@ -110,7 +110,9 @@ class Service:
         Tests call this after moving a fake clock; it never sleeps.
         """
         async with self.activity:
-            await self.activity.wait_for(lambda: all(r.is_idle() for r in self.runners.values()))
+            await self.activity.wait_for(
+                lambda: self.busy == 0 and all(r.is_idle() for r in self.runners.values())
+            )
         for conns in list(self.conns.values()):
             for c in list(conns):
                 if not c.closed:
@@ -381,7 +383,7 @@ class Service:
     async def _start_match(self, lobby: Lobby) -> None:
         now = self.clock.now()
         mid = new_id("m")
-        seed = secrets.token_hex(16)
+        seed = self.settings.seeds() if self.settings.seeds else secrets.token_hex(16)
         specs = []
         for o in lobby.seats:
             assert o is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,9 @@ class Settings:
     clock: Clock = field(default_factory=SystemClock)
     timing: Any = None
     table_prefix: str = ""
+    # Where match seeds come from; None = ``secrets`` (tests pass a seeded source so a
+    # failing deal can be replayed).
+    seeds: Callable[[], str] | None = None
     web_dir: Path | None = None
     # limits a client meets (docs/protocol.md)
     max_frame: int = 8192
