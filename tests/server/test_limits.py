@@ -128,3 +128,16 @@ async def test_a_client_that_cannot_keep_up_is_disconnected() -> None:
     conn.send({"type": "pong"})
     assert conn.closed and conn.close_code == 1008
     assert conn.outbox.qsize() == OUTBOX_LIMIT + 1  # what was queued, then the close
+
+
+def test_a_socket_that_never_says_hello_is_closed(tmp_path: Path) -> None:
+    with harness(tmp_path, hello_timeout=0.0) as h:
+        ws = h.tc.websocket_connect("/ws")
+        ws.__enter__()
+        try:
+            assert ws.receive_json()["code"] == "hello_first"
+            with pytest.raises(WebSocketDisconnect) as info:
+                ws.receive_json()
+            assert info.value.code == 1008
+        finally:
+            ws.__exit__(None, None, None)

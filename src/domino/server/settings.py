@@ -42,6 +42,7 @@ class Settings:
     bucket_burst: float = 30.0
     bucket_rate: float = 10.0
     max_bad_messages: int = 5
+    hello_timeout: float = 20.0  # real seconds a new socket has to say hello
     name_max: int = 24
     password_min: int = 8
     password_max: int = 128

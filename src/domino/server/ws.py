@@ -74,7 +74,15 @@ async def websocket_endpoint(ws: WebSocket) -> None:
     bad = 0
     try:
         while True:
-            raw = await _receive(ws)
+            if conn is None:
+                # A socket that never says who it is would hold a slot for nothing.
+                try:
+                    raw = await asyncio.wait_for(_receive(ws), s.hello_timeout)
+                except TimeoutError:
+                    await _refuse(ws, None, "hello_first", CLOSE_POLICY)
+                    break
+            else:
+                raw = await _receive(ws)
             if len(raw.encode("utf-8", "surrogatepass")) > s.max_frame:
                 await _refuse(ws, conn, "frame_too_big", CLOSE_TOO_BIG, limit=s.max_frame)
                 break
