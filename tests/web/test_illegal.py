@@ -10,11 +10,12 @@ from webplay import (
     assert_no_js_errors,
     new_page,
     open_lobby_with_bots,
-    play_match,
     playable,
     sign_in_as_guest,
     start_match,
     version,
+    wait_after,
+    wait_for_turn_or_end,
 )
 
 MESSAGES = {
@@ -28,7 +29,8 @@ MESSAGES = {
 def test_illegal_actions_are_refused_with_a_german_message(server: str, browser: Any) -> None:
     page = new_page(browser, viewport={"width": 1280, "height": 800})
     sign_in_as_guest(page, server, "Ilse")
-    open_lobby_with_bots(page, ["anfaenger"])
+    # Klassisch plays to 50: enough turns to meet every refusal before the match could end.
+    open_lobby_with_bots(page, ["anfaenger"], mode="Klassisch")
     start_match(page)
     message = page.locator(".dock .message")
     seen: set[str] = set()
@@ -73,6 +75,13 @@ def test_illegal_actions_are_refused_with_a_german_message(server: str, browser:
         else:
             p.keyboard.press("D" if p.locator(".action.draw").is_enabled() else "P")
 
-    play_match(page, act, on_turn=try_illegal)
-    assert {"pass", "draw", "tile"} <= seen
+    # Play on (legal moves) until every refusal was seen; the match need not end.
+    moves = 0
+    while not {"pass", "draw", "tile"} <= seen:
+        assert wait_for_turn_or_end(page) == "turn", f"match over, seen only {seen}"
+        try_illegal(page, moves)
+        before = version(page)
+        act(page)
+        wait_after(page, before)
+        moves += 1
     assert_no_js_errors(page)
