@@ -65,6 +65,7 @@ class CrashReport:
     matches: int = 0
     moves_logged: int = 0
     sent: int = 0
+    resent: int = 0
     resent_refused: int = 0
     client_errors: dict[str, int] = field(default_factory=dict)
 
@@ -84,7 +85,8 @@ class CrashReport:
         out = [
             f"kills survived:          {self.kills}",
             f"matches played:          {self.matches}",
-            f"moves sent:              {self.sent} (re-sent after a crash and refused: "
+            f"moves sent:              {self.sent} (unanswered at a kill and re-sent: "
+            f"{self.resent}, of which refused as already applied or overtaken: "
             f"{self.resent_refused})",
             f"commands acknowledged:   {self.acknowledged}",
             f"commands lost:           {len(self.lost)}",
@@ -123,11 +125,12 @@ async def run_crash(
     gap: tuple[float, float],
     log: Path | None = None,
     say: Any = print,
+    server_args: list[str] | None = None,
 ) -> CrashReport:
     """Play, kill, restart, finish; then check the database (see the module docstring)."""
     raise_nofile()
     rng = random.Random(seed)
-    server = ServerProcess(data, pace="fast", log=log)
+    server = ServerProcess(data, pace="fast", log=log, extra=server_args)
     await asyncio.to_thread(server.start)
     journal = Journal()
     stats = Stats()
@@ -188,6 +191,7 @@ def _check(con: sqlite3.Connection, journal: Journal, report: CrashReport) -> No
         logs[mid] = entries
     report.matches = len(logs)
     report.sent = len(journal.sent)
+    report.resent = sum(1 for s in journal.sent if s.resent)
     report.resent_refused = journal.refused.get("resent_stale", 0)
     # 1. every acknowledged move is stored where it belongs
     by_key: dict[tuple[str, int, int, str], int] = {}
@@ -266,6 +270,12 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--gap", default="1.5,4", help="MIN,MAX seconds between kills")
     p.add_argument("--seed", type=int, default=None, help="seed of the kill moments")
     p.add_argument("--data", type=Path, default=None, help="database folder (default: temporary)")
+    p.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        help="extra argument for the server process (python -m domino.loadtest.serve --help)",
+    )
     p.set_defaults(func=run_crash_cli)
 
 
@@ -285,6 +295,7 @@ def run_crash_cli(args: argparse.Namespace) -> int:
                 seed=seed,
                 gap=(float(lo), float(hi or lo)),
                 log=Path(tmp) / "server.log",
+                server_args=args.server_arg,
             )
         )
     print("\n".join(report.lines()))
