@@ -359,6 +359,16 @@ async function switchLang() {
   render();
 }
 
+function leaveTable() {
+  // A spectator stops watching; a player's leave_match was sent by the table itself.
+  if (app.lastState && app.lastState.you === null && app.lastState.phase !== "match_over") {
+    send({ type: "unwatch", match: app.matchId });
+  }
+  app.matchId = null;
+  app.lastState = null;
+  go("#/");
+}
+
 // ---- rematch ("Nochmal") ----------------------------------------------------------------------
 
 function again(state) {
@@ -402,7 +412,7 @@ async function render() {
     if (!app.table) {
       const host = h("main.screen.table-screen");
       clear(app.root).append(host);
-      app.table = new TableView(host, { send, announce, toast, help: openHelp, again, home: () => { app.matchId = null; app.lastState = null; go("#/"); } });
+      app.table = new TableView(host, { send, announce, toast, help: openHelp, again, home: leaveTable });
       if (app.profile) app.table.setProfile(app.profile);
     }
     if (app.lastState) app.table.update(app.lastState);

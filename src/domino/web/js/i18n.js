@@ -98,6 +98,7 @@ const FALLBACK = {
   "table.left_match": "hat das Spiel verlassen",
   "table.im_back": "Ich bin wieder da",
   "table.leave": "Spiel verlassen",
+  "table.leave_confirm": "Wirklich verlassen? Ein Bot spielt für dich weiter, und du bekommst für dieses Spiel keine XP.",
   "table.log": "Verlauf",
   "table.hand": "Deine Steine",
   "table.line": "Die Reihe",

@@ -202,6 +202,13 @@ export class TableView {
     this.renderEnds();
   }
 
+  /** Leave the match for good (a bot plays on); asks first, since it cannot be undone. */
+  leave() {
+    if (!window.confirm(t("table.leave_confirm"))) return;
+    this.hooks.send({ type: "leave_match", match: this.state.match || this.state.match_id });
+    this.hooks.home();
+  }
+
   draw() {
     if (this.me === null) return;
     if (!this.can("D")) return this.say(this.myTurn ? t("table.cannot_draw") : t("table.not_your_turn"));
@@ -313,6 +320,10 @@ export class TableView {
       h("span.chip", {}, t("table.target", { n: rules.target_points ?? rules.target ?? "" })),
       this.me === null ? h("span.chip.spectator", { "data-testid": "spectator-label" }, t("table.spectator")) : null,
       h("span.spacer"),
+      this.me !== null && this.state.phase !== "match_over"
+        ? h("button.link", { type: "button", onclick: () => this.leave() }, t("table.leave"))
+        : null,
+      this.me === null ? h("button.link", { type: "button", onclick: () => this.hooks.home() }, t("ui.back")) : null,
       h("button.icon-btn", { type: "button", onclick: () => this.hooks.help(), "aria-label": t("ui.help") }, "?"),
       ].filter(Boolean),
     );
