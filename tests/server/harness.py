@@ -118,6 +118,14 @@ class Client:
             self.exited = True
             self.ws.__exit__(None, None, None)
 
+    def last_of(self, kind: str) -> dict[str, Any]:
+        """The latest frame of type ``kind`` received so far, or the next one to come."""
+        for raw in reversed(self.frames):
+            m: dict[str, Any] = json.loads(raw)
+            if m["type"] == kind:
+                return m
+        return self.recv_type(kind)
+
     def states(self) -> list[dict[str, Any]]:
         return [m for m in map(json.loads, self.frames) if m.get("type") == "state"]
 

@@ -25,7 +25,7 @@ def test_two_humans_a_bot_and_a_spectator_play_a_whole_match(h: Harness) -> None
     assert latest_state(zoe)["you"] is None  # type: ignore[index]
     # XP stored and told: both humans finished, so both got at least the 10 for taking part.
     for c in (anna, ben):
-        prof = [json.loads(f) for f in c.frames if json.loads(f)["type"] == "profile"][-1]
+        prof = c.last_of("profile")
         assert prof["profile"]["played"] == 1 and prof["profile"]["xp"] >= 10
     page = h.tc.get(f"/api/profiles/{anna.profile['id']}").json()
     assert page["profile"]["played"] == 1
@@ -37,8 +37,9 @@ def test_two_humans_a_bot_and_a_spectator_play_a_whole_match(h: Harness) -> None
     points = [s["points"] for s in sorted(final["standings"], key=lambda s: s["side"])]
     assert list(replay(summary["record"]).scores) == points  # the record replays the match
     # The lobby opens again for another match with the same seats.
-    lob = [json.loads(f) for f in anna.frames if json.loads(f)["type"] == "lobby"][-1]
-    assert lob["lobby"]["status"] == "open" and lob["lobby"]["can_start"]
+    lob = anna.last_of("lobby")  # settle() waited for the end's bookkeeping
+    assert lob["lobby"]["status"] == "open"
+    assert lob["lobby"]["can_start"]
 
 
 def test_an_idle_player_times_out_twice_then_a_bot_stands_in_until_back(h: Harness) -> None:

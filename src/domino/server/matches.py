@@ -80,8 +80,12 @@ class MatchRunner:
 
     def is_idle(self) -> bool:
         """Nothing due now and nothing in flight (tests wait for this, never sleep)."""
-        if self.broken or (self.table.finished and self.task is not None and self.task.done()):
+        if self.broken:
             return True
+        if self.table.finished:
+            return (
+                self.task is not None and self.task.done() and self.id not in self.service.runners
+            )
         due = self.table.next_wakeup()
         return (
             self.idle and not self.wake.is_set() and (due is None or due > self.service.clock.now())

@@ -10,6 +10,7 @@ runs in its own :class:`~domino.server.matches.MatchRunner` task.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import secrets
 from pathlib import Path
@@ -89,6 +90,9 @@ class Service:
         for lobby in list(self.lobbies.values()):
             if lobby.status == PLAYING and lobby.match not in self.runners:
                 await self._reopen(lobby, set())
+        # What start-up loaded lives as long as the process: keep the collector off it, so
+        # full collections (which stall every match at once) have less to scan.
+        gc.freeze()
 
     async def stop(self) -> None:
         """Stop every match task and close the database (matches resume on start)."""
@@ -502,9 +506,6 @@ class Service:
         for pl in players:
             if self.seated.get(pl["profile_id"]) == runner.id:
                 del self.seated[pl["profile_id"]]
-        self.runners.pop(runner.id, None)
-        for c in runner.spectators:
-            c.watching.discard(runner.id)
 
     async def after_finish(self, runner: MatchRunner) -> None:
         """Tell the players their new profile and open the lobby again."""
@@ -521,6 +522,11 @@ class Service:
                     {runner.players[i] for i in range(len(table.seats)) if table.seats[i].left}
                     - {None},
                 )
+        # Only now is the match gone (Service.settle counts it busy until here).
+        self.runners.pop(runner.id, None)
+        for c in runner.spectators:
+            c.watching.discard(runner.id)
+        await self.notify_activity()
 
     async def _reopen(self, lobby: Lobby, gone: set[str | None]) -> None:
         # "Nochmal": the lobby opens again with its seats; players who left the match
