@@ -33,7 +33,7 @@ def test_whole_match_with_keyboard_only(server: str, browser: Any) -> None:
     page.wait_for_function("!document.querySelector('[data-testid=start]').disabled")
     press_on(page, page.get_by_test_id("start"))
 
-    seen = {"esc": False, "arrows": False, "labels": False}
+    seen = {"esc": False, "arrows": False, "labels": False, "ends": False}
     fit_words = {"L": "passt links", "R": "passt rechts", "L R": "passt links und rechts"}
 
     def act(p: Any) -> None:
@@ -49,6 +49,16 @@ def test_whole_match_with_keyboard_only(server: str, browser: Any) -> None:
             p.keyboard.press("D" if p.locator(".action.draw").is_enabled() else "P")
             return
         i, tile, fits = tiles[0]
+        if not seen["ends"] and i < 9:
+            # Select, go up to the open ends with the arrows, Enter on the end plays there.
+            end = fits.split()[0]
+            p.keyboard.press(str(i + 1))
+            p.keyboard.press("ArrowUp")
+            p.keyboard.press("ArrowLeft" if end == "L" else "ArrowRight")
+            assert p.evaluate("document.activeElement.dataset.end") == end
+            p.keyboard.press("Enter")
+            seen["ends"] = True
+            return
         if not seen["esc"]:
             # Select, cancel with Esc: nothing is selected any more.
             p.keyboard.press(str(i + 1))
@@ -69,6 +79,6 @@ def test_whole_match_with_keyboard_only(server: str, browser: Any) -> None:
 
     moves = play_match(page, act)
     assert moves > 3
-    assert seen["esc"]
+    assert seen["esc"] and seen["ends"]
     page.locator(MATCH_END).wait_for()
     assert_no_js_errors(page)

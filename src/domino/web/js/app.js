@@ -77,7 +77,7 @@ export function send(msg) {
 function onStatus(status) {
   app.status = status;
   const bar = document.getElementById("conn");
-  bar.hidden = status === "online" || status === "closed";
+  bar.hidden = status !== "reconnecting";
   bar.textContent = t("ui.reconnecting");
   document.body.classList.toggle("offline", !bar.hidden);
 }
@@ -86,6 +86,8 @@ function onMessage(msg) {
   switch (msg.type) {
     case "welcome": {
       app.profile = msg.profile;
+      // Already a member: the server sends that lobby next, no join needed.
+      if (msg.lobby) app.joining = msg.lobby;
       const r = route();
       if (msg.match) {
         app.matchId = msg.match.match;
@@ -143,6 +145,11 @@ function onMessage(msg) {
       break;
     case "error":
       if (app.table) app.table.pending = false;
+      if (["match_not_found", "match_over"].includes(msg.code) && route().name === "match" && !app.lastState) {
+        // An old match link: nothing to show here any more.
+        app.matchId = null;
+        go("#/");
+      }
       if (msg.code === "bad_token") {
         setToken(null);
         live.stop();
@@ -363,6 +370,11 @@ function leaveTable() {
   // A spectator stops watching; a player's leave_match was sent by the table itself.
   if (app.lastState && app.lastState.you === null && app.lastState.phase !== "match_over") {
     send({ type: "unwatch", match: app.matchId });
+  }
+  // The lobby reopens after a match; going home instead of "Nochmal" leaves it.
+  if (app.lastState?.phase === "match_over" && app.lobby) {
+    send({ type: "leave_lobby" });
+    app.lobby = null;
   }
   app.matchId = null;
   app.lastState = null;
