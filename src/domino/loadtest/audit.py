@@ -98,17 +98,18 @@ class Truth:
     held: tuple[frozenset[str], ...]  # each seat's hand
 
     @classmethod
-    def of(cls, table: Table) -> Truth:
-        """The state of ``table`` now."""
+    def of(cls, table: Table, round_no: int | None = None) -> Truth:
+        """The state of ``table`` now, or at the end of an earlier round ``round_no``."""
         m = table.match
         assert m is not None
-        rnd = m.round
+        k = m.round_no if round_no is None else round_no
+        rnd = m.rounds[k - 1]
         return cls(
             never=frozenset(
                 {str(t) for t in tiles_of(rnd.out)} | {str(TILES[i]) for i in rnd.lager}
             ),
             line=frozenset(str(t) for t, _, _ in rnd.line),
-            laid=frozenset(str(t) for r in m.rounds for t, _, _ in r.line),
+            laid=frozenset(str(t) for r in m.rounds[:k] for t, _, _ in r.line),
             held=tuple(frozenset(str(t) for t in tiles_of(h)) for h in rnd.hands),
         )
 
@@ -126,10 +127,16 @@ def check_frame(
     an event of an earlier round names a tile another seat holds now (one
     outcome can span two rounds), every string is checked by its place instead.
     """
-    truth = truth or Truth.of(table)
     m = table.match
     assert m is not None
     rnd = m.round
+    shown = msg.get("view", {}).get("round") if msg.get("type") == "state" else None
+    if isinstance(shown, int) and shown != m.round_no and 1 <= shown <= len(m.rounds):
+        # One outcome can carry a round's reveal and then the next round: each
+        # snapshot is checked against the round it shows (that round is over).
+        rnd = m.rounds[shown - 1]
+        truth = Truth.of(table, shown)
+    truth = truth or Truth.of(table)
     who = "spectators" if audience is None else f"seat {audience}"
     problems: list[str] = []
     text = json.dumps(msg, ensure_ascii=False)
@@ -152,7 +159,8 @@ def check_frame(
             problems.append(f"{who}: hand {view.get('hand')} is not the seat's {sorted(own)}")
         legal = view.get("legal") or []
         if legal:
-            real = {str(x) for x in rnd.legal_moves()} if rnd.turn == audience else set()
+            mine = rnd.turn == audience and not rnd.over
+            real = {str(x) for x in rnd.legal_moves()} if mine else set()
             if not set(legal) <= real:
                 problems.append(f"{who}: legal {legal} not within {sorted(real)}")
         if not isinstance(view.get("lager"), int):
