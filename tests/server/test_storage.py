@@ -132,3 +132,22 @@ def test_a_match_resumes_after_a_restart_on_each_database(
         assert (latest_state(anna) or {})["phase"] == "match_over"
         page = h2.tc.get(f"/api/profiles/{anna.profile['id']}").json()
         assert page["profile"]["played"] == 1
+
+
+async def test_concurrent_appends_share_commits_and_fail_alone(db: Database) -> None:
+    seats = [{"kind": "bot", "name": "B", "level": "profi", "player_id": None}]
+    for m in range(20):
+        await db.create_match(f"m{m}", None, {}, seats, "s", 1.0, [{"v": 1}])
+
+    async def play(m: int) -> None:
+        for v in range(2, 12):
+            await db.append(f"m{m}", v - 1, [{"v": v}])
+
+    async def clash() -> None:
+        await db.append("m0", 0, [{"v": 1}])  # position 0 of m0 exists: refused
+
+    results = await asyncio.gather(*(play(m) for m in range(20)), clash(), return_exceptions=True)
+    assert all(r is None for r in results[:20]), results
+    assert isinstance(results[20], IntegrityError)
+    for m in range(20):
+        assert await db.match_log(f"m{m}") == [{"v": v} for v in range(1, 12)]

@@ -141,6 +141,9 @@ class Database:
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
         if self.is_sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        # Group commit of match entries (see append).
+        self._pending: list[tuple[list[dict[str, Any]], asyncio.Future[None]]] = []
+        self._flusher: asyncio.Task[None] | None = None
 
     async def create(self) -> None:
         """Create missing tables."""
@@ -153,7 +156,9 @@ class Database:
             await conn.run_sync(self.t.meta.drop_all)
 
     async def close(self) -> None:
-        """Release the connections."""
+        """Finish pending appends, then release the connections."""
+        if self._flusher is not None:
+            await asyncio.gather(self._flusher, return_exceptions=True)
         await self.engine.dispose()
 
     @asynccontextmanager
@@ -341,17 +346,46 @@ class Database:
                 )
 
     async def append(self, mid: str, start: int, entries: list[dict[str, Any]]) -> None:
-        """Append accepted entries at positions ``start, start + 1, ...`` (never overwrites)."""
+        """Append accepted entries at positions ``start, start + 1, ...`` (never overwrites).
+
+        Returns once they are committed. Appends of many matches that arrive while a
+        commit runs share the next one (group commit): alone, an append commits at once;
+        under load, one transaction carries every waiting match's entries.
+        """
         if not entries:
             return
-        async with self._write() as conn:
-            await conn.execute(
-                self.t.log.insert(),
-                [
-                    {"match_id": mid, "idx": start + i, "entry": _dumps(e)}
-                    for i, e in enumerate(entries)
-                ],
-            )
+        rows = [
+            {"match_id": mid, "idx": start + i, "entry": _dumps(e)} for i, e in enumerate(entries)
+        ]
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append((rows, done))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush())
+        await done
+
+    async def _flush(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, []
+            try:
+                async with self._write() as conn:
+                    await conn.execute(self.t.log.insert(), [r for rows, _ in batch for r in rows])
+            except Exception:
+                # One bad append (a position written twice) must not fail the others:
+                # commit each on its own and report to each its own outcome.
+                for rows, done in batch:
+                    try:
+                        async with self._write() as conn:
+                            await conn.execute(self.t.log.insert(), rows)
+                    except Exception as exc:
+                        if not done.done():
+                            done.set_exception(exc)
+                    else:
+                        if not done.done():
+                            done.set_result(None)
+                continue
+            for _, done in batch:
+                if not done.done():
+                    done.set_result(None)
 
     async def unfinished(self) -> list[StoredMatch]:
         """Every running match with its log, for replay after a restart."""
