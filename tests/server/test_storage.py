@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.exc import IntegrityError
 
+from domino.server.benchdb import bench
 from domino.server.db import Database, NameTaken
 
 from .harness import harness, latest_state, lobby_with_bots, play_out, start
@@ -151,3 +152,8 @@ async def test_concurrent_appends_share_commits_and_fail_alone(db: Database) -> 
     assert isinstance(results[20], IntegrityError)
     for m in range(20):
         assert await db.match_log(f"m{m}") == [{"v": v} for v in range(1, 12)]
+
+
+async def test_the_append_benchmark_runs(tmp_path: Path) -> None:
+    line = await bench(f"sqlite+aiosqlite:///{tmp_path / 'b.sqlite'}", 3, 4)
+    assert line.startswith("3 matches x 4 appends: ") and "appends/s" in line
