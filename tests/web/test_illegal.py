@@ -3,6 +3,7 @@ clear German message instead of a move."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from webplay import (
@@ -28,6 +29,17 @@ MESSAGES = {
 
 def test_illegal_actions_are_refused_with_a_german_message(server: str, browser: Any) -> None:
     page = new_page(browser, viewport={"width": 1280, "height": 800})
+    states: dict[str, dict[str, Any]] = {}
+
+    def record(ws: Any) -> None:
+        def frame(data: str) -> None:
+            msg = json.loads(data)
+            if msg.get("type") == "state":
+                states[str(msg["v"])] = msg
+
+        ws.on("framereceived", frame)
+
+    page.on("websocket", record)
     sign_in_as_guest(page, server, "Ilse")
     # Klassisch plays to 50: enough turns to meet every refusal before the match could end.
     open_lobby_with_bots(page, ["anfaenger"], mode="Klassisch")
@@ -39,6 +51,16 @@ def test_illegal_actions_are_refused_with_a_german_message(server: str, browser:
         p.wait_for_selector(MY_TURN)
         v = version(p)
         tiles = playable(p)
+        # The page offers exactly the server's legal moves: no more, no fewer.
+        for _ in range(100):
+            if v in states:
+                break
+            p.evaluate("0")  # a round trip lets Playwright deliver the pending frame events
+        legal = states[v]["view"]["legal"]
+        offered = {f"{tile} {end}" for _i, tile, fits in tiles for end in fits.split()}
+        assert offered == {m for m in legal if " " in m}
+        assert p.locator(".action.draw").is_enabled() == ("D" in legal)
+        assert p.locator(".action.pass").is_enabled() == ("P" in legal)
         if tiles and "pass" not in seen:
             # Holding a fitting tile: Passen is disabled, and P only explains why.
             assert p.locator(".action.pass").is_disabled()
