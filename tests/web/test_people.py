@@ -63,6 +63,22 @@ def test_host_changes_rules_and_the_other_member_sees_them(server: str, browser:
     set_rule(host, "seats", "4")
     guest.locator(".rule[data-rule=pairs]").wait_for()
     assert host.get_by_test_id("start").is_disabled()
+    # Bots with a level, seen by everyone; the host can take one away again.
+    seat = host.locator(".lobby-seat[data-seat='2']")
+    seat.locator("select").select_option("meister")
+    seat.get_by_role("button", name="Bot hinzufügen").click()
+    guest.locator(".lobby-seat[data-seat='2']", has_text="Meister").wait_for()
+    host.locator(".lobby-seat[data-seat='2']").get_by_role("button", name="Bot entfernen").click()
+    guest.locator(".lobby-seat[data-seat='2']", has_text="Frei").wait_for()
+    # The invitation link can be copied; the page confirms it.
+    host.get_by_test_id("copy-link").click()
+    host.locator("#toast", has_text="Link kopiert").wait_for()
+    # The help overlay explains the rules and every control; Esc closes it.
+    guest.get_by_role("button", name="Hilfe").click()
+    help_box = guest.get_by_role("dialog", name="Hilfe: So spielst du")
+    help_box.get_by_text("Controller:").wait_for()
+    guest.keyboard.press("Escape")
+    help_box.wait_for(state="detached")
     for page in (host, guest):
         assert_no_js_errors(page)
 
@@ -206,4 +222,25 @@ def test_reload_mid_match_returns_to_the_same_seat_and_state(server: str, browse
     conn.wait_for(state="hidden")
     page.wait_for_selector(MY_TURN)
     assert snapshot() == seen
+    assert_no_js_errors(page)
+
+
+def test_register_log_out_and_log_in_again(server: str, browser: Any) -> None:
+    page = new_page(browser, **DESKTOP)
+    page.goto(server + "/")
+    page.locator("#acc-name").fill("Konrad")
+    page.locator("#acc-pw").fill("sehr-geheim-42")
+    page.get_by_role("button", name="Registrieren").click()
+    page.get_by_text("Hallo, Konrad!").wait_for()
+    page.locator(".me-chip").click()
+    page.get_by_role("heading", name="Konrad").wait_for()
+    page.get_by_text("Letzte Spiele").wait_for()
+    page.get_by_role("button", name="Abmelden").click()
+    page.locator("#acc-name").fill("Konrad")
+    page.locator("#acc-pw").fill("falsch-falsch")
+    page.get_by_role("button", name="Anmelden").click()
+    page.get_by_role("alert").filter(has_text="Name oder Passwort stimmen nicht.").wait_for()
+    page.locator("#acc-pw").fill("sehr-geheim-42")
+    page.get_by_role("button", name="Anmelden").click()
+    page.get_by_text("Hallo, Konrad!").wait_for()
     assert_no_js_errors(page)
