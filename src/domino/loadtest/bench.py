@@ -96,6 +96,7 @@ class Row:
     kb_per_match: float | None
     loader_cpu: float
     cpu_ms_per_cmd: float | None = None
+    loadavg: float | None = None
     error_kinds: dict[str, int] = field(default_factory=dict)
     flood: dict[str, Any] = field(default_factory=dict)
 
@@ -277,14 +278,24 @@ async def _measure(
         # Server CPU per acknowledged command (everything the server did, divided): the
         # figure that stays meaningful when other processes take the CPU away.
         cpu_ms_per_cmd=1000 * cpu / acked if acked else None,
+        loadavg=machine_load(),
     )
+
+
+def machine_load() -> float | None:
+    """The machine's 1-minute load average (other processes compete for the 2 cores)."""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _header() -> str:
     return (
         f"{'clients':>8} {'matches':>8} {'cmd/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7}"
         f" {'srv CPU%':>8} {'CPU ms/cmd':>10} {'RSS MB':>7} {'KB/match':>8} {'load CPU%':>9}"
-        " errors"
+        f" {'loadavg':>7} errors"
     )
 
 
@@ -299,7 +310,7 @@ def _line(r: Row) -> str:
     return (
         f"{r.clients:>8} {r.matches:>8} {r.cmds_per_s:>7.0f} {_ms(r.p50):>7} {_ms(r.p95):>7}"
         f" {_ms(r.p99):>7} {r.server_cpu:>8.0f} {per:>10} {r.server_rss_mb:>7.0f} {kb:>8}"
-        f" {r.loader_cpu:>9.0f} {errs}"
+        f" {r.loader_cpu:>9.0f} {_ms(r.loadavg):>7} {errs}"
     )
 
 
@@ -327,7 +338,9 @@ def report(rows: list[Row], args: argparse.Namespace) -> None:
             json.dumps({"args": meta, "rows": [asdict(r) for r in rows]}, indent=1) + "\n"
         )
     if args.plot is not None:
-        plot(rows, args.plot, f"delay {args.delay} s, {args.seats} seats, {args.bots} bots")
+        loads = [r.loadavg for r in rows if r.loadavg is not None]
+        busy = f", machine load avg {min(loads):.0f}-{max(loads):.0f} on 2 cores" if loads else ""
+        plot(rows, args.plot, f"delay {args.delay} s, {args.seats} seats, {args.bots} bots{busy}")
 
 
 def plot(rows: list[Row], path: Path, subtitle: str) -> None:
@@ -354,6 +367,7 @@ def plot(rows: list[Row], path: Path, subtitle: str) -> None:
     ax2 = ax.twinx()
     ax2.plot(x, [r.server_cpu for r in ramp], ":", color="black", label="server CPU %")
     ax2.set_ylabel("server CPU (% of one core)")
+    ax2.set_ylim(0, max(100.0, *(r.server_cpu for r in ramp)))
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
     ax.legend(h1 + h2, l1 + l2, loc="upper left", fontsize=8)

@@ -58,11 +58,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="experiment: gc.freeze() every SECONDS, so full collections scan only new objects",
     )
-    p.add_argument(
-        "--batch-appends",
-        action="store_true",
-        help="experiment: group commit of log appends (one transaction per batch)",
-    )
+
     return p
 
 
@@ -113,63 +109,6 @@ async def watch_lag(path: Path, period: float = 0.05) -> None:
             out.flush()
 
 
-def batch_log_appends() -> None:
-    """Experiment: one transaction per batch of log appends (proposal A in docs/reliability.md).
-
-    Patches ``Database.append`` in this process only, to measure what group
-    commit would change before the server adopts it. Each caller still returns
-    only once its own entries are committed; whatever arrives while a commit
-    runs goes into the next one. A failing batch is retried caller by caller.
-    """
-    from domino.server import db as dbmod
-
-    original = dbmod.Database.append
-    queues: dict[int, list[tuple[str, int, list[dict[str, Any]], asyncio.Future[None]]]] = {}
-    flushing: set[int] = set()
-
-    async def flush(self: Any) -> None:
-        key = id(self)
-        try:
-            while queues.get(key):
-                batch, queues[key] = queues[key], []
-                rows = [
-                    {
-                        "match_id": mid,
-                        "idx": start + i,
-                        "entry": json.dumps(e, separators=(",", ":"), ensure_ascii=False),
-                    }
-                    for mid, start, entries, _ in batch
-                    for i, e in enumerate(entries)
-                ]
-                try:
-                    async with self._write() as conn:
-                        await conn.execute(self.t.log.insert(), rows)
-                except Exception:
-                    for mid, start, entries, fut in batch:
-                        try:
-                            await original(self, mid, start, entries)
-                            fut.set_result(None)
-                        except Exception as exc:
-                            fut.set_exception(exc)
-                    continue
-                for *_, fut in batch:
-                    fut.set_result(None)
-        finally:
-            flushing.discard(key)
-
-    async def append(self: Any, mid: str, start: int, entries: list[dict[str, Any]]) -> None:
-        if not entries:
-            return
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        queues.setdefault(id(self), []).append((mid, start, entries, fut))
-        if id(self) not in flushing:
-            flushing.add(id(self))
-            asyncio.get_running_loop().create_task(flush(self))
-        await fut
-
-    dbmod.Database.append = append  # type: ignore[method-assign]
-
-
 async def freeze_every(period: float) -> None:
     """Move every object alive now into the permanent generation, every ``period`` s.
 
@@ -203,8 +142,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser().parse_args(argv)
     raise_nofile()
-    if args.batch_appends:
-        batch_log_appends()
+
     extra: dict[str, float] = {}
     if args.burst is not None:
         extra["bucket_burst"] = args.burst
