@@ -35,6 +35,7 @@ export class TableView {
   }
 
   destroy() {
+    document.title = t("ui.title");
     clearInterval(this.clockTimer);
     this.resizeObs.disconnect();
     this.dragger.stop();
@@ -92,12 +93,17 @@ export class TableView {
       this.hooks.announce(t("table.your_turn"));
     }
     const focusKey = document.activeElement?.dataset?.focusKey;
+    // Tiles that just came into the hand (drawn, or a new deal) are marked for a moment.
+    const before = new Set(prev?.view?.round === v.round ? prev.view.hand || [] : []);
+    this.fresh = new Set(prev && prev.view?.round === v.round ? (v.hand || []).filter((x) => !before.has(x)) : []);
+    document.title = this.myTurn ? `▶ ${t("table.your_turn")} · ${t("ui.title")}` : t("ui.title");
     this.renderTop();
     this.renderSeats();
     this.renderBoard();
     this.renderDock();
     this.renderLog();
     this.renderOverlay();
+    this.fresh = null; // marked once; later re-renders (a selection) do not replay it
     if (!refocus(this.root, focusKey) && focusKey?.startsWith("t:")) {
       // The focused tile was played: keep the keyboard in the hand.
       this.handEl.querySelector("button")?.focus({ preventScroll: true });
@@ -482,7 +488,7 @@ export class TableView {
       const ends = mine ? this.fits(tile) : [];
       const playable = ends.length > 0;
       const label = `${t("table.tile", { tile })}${mine ? `, ${this.fitText(ends)}` : ""}`;
-      const cls = ["tile-btn", playable ? "playable" : "", mine && !playable ? "dim" : "", this.selected === tile ? "selected" : ""].filter(Boolean).join(".");
+      const cls = ["tile-btn", playable ? "playable" : "", mine && !playable ? "dim" : "", this.selected === tile ? "selected" : "", this.fresh?.has(tile) ? "fresh" : ""].filter(Boolean).join(".");
       const btn = h(
         `button.${cls}`,
         {
