@@ -22,6 +22,7 @@ const app = {
   rematch: null, // rules and bots to set up again after "Nochmal"
   listTimer: null,
   newSeats: 2, // the seat count chosen on the home screen
+  leftMatch: null, // the match this player left for good
   joining: null, // the lobby code a join_lobby was sent for
 };
 
@@ -89,7 +90,7 @@ function onMessage(msg) {
       // Already a member: the server sends that lobby next, no join needed.
       if (msg.lobby) app.joining = msg.lobby;
       const r = route();
-      if (msg.match) {
+      if (msg.match && msg.match.match !== app.leftMatch) {
         app.matchId = msg.match.match;
         go(`#/match/${encodeURIComponent(app.matchId)}`);
       } else if (r.name === "match" && r.arg) {
@@ -131,6 +132,8 @@ function onMessage(msg) {
       break;
     case "state":
       if (app.matchId && (msg.match || msg.match_id) !== app.matchId) break;
+      // After "Spiel verlassen" the bot plays on; its snapshots must not pull us back.
+      if ((msg.match || msg.match_id) === app.leftMatch) break;
       app.matchId = msg.match || msg.match_id;
       // A snapshot older than the one shown (a late frame) is ignored.
       if (app.lastState && msg.v < app.lastState.v && msg.view?.round === app.lastState.view?.round) break;
@@ -424,7 +427,7 @@ async function render() {
     if (!app.table) {
       const host = h("main.screen.table-screen");
       clear(app.root).append(host);
-      app.table = new TableView(host, { send, announce, toast, help: openHelp, again, home: leaveTable });
+      app.table = new TableView(host, { send, announce, toast, help: openHelp, again, home: leaveTable, left: (id) => (app.leftMatch = id) });
       if (app.profile) app.table.setProfile(app.profile);
     }
     if (app.lastState) app.table.update(app.lastState);

@@ -15,7 +15,7 @@ import { describeEvent } from "./events.js";
 
 export class TableView {
   /**
-   * hooks: send(msg), announce(text), toast(text), help(), again(state), home(), profile()
+   * hooks: send(msg), announce(text), toast(text), help(), again(state), home(), left(matchId)
    */
   constructor(root, hooks) {
     this.root = root;
@@ -212,6 +212,7 @@ export class TableView {
   leave() {
     if (!window.confirm(t("table.leave_confirm"))) return;
     this.hooks.send({ type: "leave_match", match: this.state.match || this.state.match_id });
+    this.hooks.left(this.state.match || this.state.match_id);
     this.hooks.home();
   }
 
