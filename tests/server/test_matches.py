@@ -162,3 +162,36 @@ def test_a_lobby_everyone_left_during_its_match_closes_at_the_end(h: Harness) ->
     assert h.tc.get(f"/api/lobbies/{code}").status_code == 404
     listing = h.tc.get("/api/lobbies").json()
     assert (listing["open"], listing["running"]) == ([], [])
+
+
+def test_every_timeout_path_through_the_socket(h: Harness) -> None:
+    """A player who only ever says "Ich bin wieder da": the server moves for her each turn.
+
+    Matches follow each other in the same lobby (*Nochmal*), with and without a Lager,
+    until the automatic moves have played, drawn and passed.
+    """
+    anna = h.person("Anna")
+    lobby_with_bots(anna, 2, ["anfaenger"])
+    automatic: list[str] = []
+    for i in range(6):
+        mode = ("blitz", "zugemauert")[i % 2]
+        anna.request({"type": "set_rules", "rules": {"mode": mode, "target": 30}}, "lobby")
+        st = start(anna)
+        mid = st["match_id"]
+        while h.step():
+            anna.drain()
+            last = latest_state(anna)
+            if last and last["seats"][0]["standin"] and last["phase"] != "match_over":
+                anna.send({"type": "back", "match": mid})
+                anna.recv_until(lambda m: m["type"] == "state" and not m["seats"][0]["standin"])
+        anna.drain()
+        end = latest_state(anna)
+        assert end is not None and end["match_id"] == mid and end["phase"] == "match_over"
+        assert anna.last_of("profile")["profile"]["xp"] >= 10  # seated at the end: XP (§12)
+        log = h.tc.portal.call(h.service.db.match_log, mid)
+        automatic += [m for e in log if e["kind"] == "timeout" for m in e["payload"]["moves"]]
+        if "D" in automatic and "P" in automatic:
+            break
+    # Every kind of automatic move happened: plays, draws and passes (RULES.md §10).
+    assert any(m[0].isdigit() for m in automatic)
+    assert "D" in automatic and "P" in automatic
