@@ -95,4 +95,8 @@ def test_whole_match_with_a_controller(server: str, browser: Any) -> None:
     assert moves > 3
     assert used["a"] >= 1 and used["lb_rb"] >= 1
     page.locator(MATCH_END).wait_for()
+    # The standings take the focus: A presses "Nochmal" and the lobby is back.
+    page.wait_for_function("document.activeElement?.dataset?.testid === 'again'")
+    press(page, A)
+    page.get_by_test_id("start").wait_for()
     assert_no_js_errors(page)

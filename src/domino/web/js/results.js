@@ -104,9 +104,9 @@ export function matchOverlay(view, s) {
       h(
         "div.row",
         {},
-        me !== null ? h("button.primary", { type: "button", onclick: () => view.hooks.again(s), "data-testid": "again" }, t("match.again")) : null,
-        h("a.button", { href: `/api/matches/${encodeURIComponent(matchId)}`, target: "_blank", rel: "noopener" }, t("match.record")),
-        h("button", { type: "button", onclick: () => view.hooks.home() }, t("match.home")),
+        me !== null ? h("button.primary", { type: "button", onclick: () => view.hooks.again(s), "data-testid": "again", dataset: { focusKey: "m:again" } }, t("match.again")) : null,
+        h("a.button", { href: `/api/matches/${encodeURIComponent(matchId)}`, target: "_blank", rel: "noopener", dataset: { focusKey: "m:record" } }, t("match.record")),
+        h("button", { type: "button", onclick: () => view.hooks.home(), dataset: { focusKey: "m:home" } }, t("match.home")),
       ),
       s.view?.result ? h("details.last-round", { open: true }, h("summary", {}, t("round.title", { n: s.view.round })), ...roundSummary(view, s)) : null,
     ),

@@ -536,10 +536,13 @@ export class TableView {
   // ---- round end and match end ----------------------------------------------------------------
 
   renderOverlay() {
+    const key = this.overlayEl.contains(document.activeElement) ? document.activeElement.dataset.focusKey : null;
     clear(this.overlayEl);
     const s = this.state;
     if (s.phase === "match_over") {
       this.overlayEl.append(matchOverlay(this, s));
+      // The standings are a dialog: keys and the controller land on its first button.
+      if (!refocus(this.overlayEl, key)) this.overlayEl.querySelector(".panel button, .panel a")?.focus();
     } else if (s.phase === "round_over" || s.view?.result) {
       this.overlayEl.append(roundOverlay(this, s));
     }
