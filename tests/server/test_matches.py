@@ -12,7 +12,7 @@ from .harness import Harness, latest_state, lobby_with_bots, play_out, start
 
 def test_two_humans_a_bot_and_a_spectator_play_a_whole_match(h: Harness) -> None:
     anna, ben, zoe = h.person("Anna"), h.person("Ben"), h.person("Zoe")
-    lobby = lobby_with_bots(anna, 3, ["profi"], joiners=(ben,))
+    lobby = lobby_with_bots(anna, 3, ["profi"], {"target": 30}, joiners=(ben,))
     zoe.request({"type": "join_lobby", "code": lobby["code"], "watch": True}, "lobby")
     first = start(anna)
     assert first["you"] == 0 and first["view"]["hand"]

@@ -25,7 +25,7 @@ def test_a_restarted_server_resumes_the_match_where_it_was(tmp_path: Path) -> No
     rng = random.Random(7)
     with harness(tmp_path, clock=clock) as h1:
         anna, ben = h1.person("Anna"), h1.person("Ben")
-        lobby_with_bots(anna, 3, ["profi"], joiners=(ben,))
+        lobby_with_bots(anna, 3, ["profi"], {"target": 30}, joiners=(ben,))
         start(anna)
         # Play until it is Anna's turn in round 1 with some history.
         for _ in range(200):
