@@ -50,7 +50,8 @@ export class TableView {
     this.boardSvg.setAttribute("aria-hidden", "true");
     this.endsEl = h("div.ends");
     this.floatEl = h("div.floaters", { "aria-hidden": "true" });
-    this.boardEl = h("section.board", { "aria-label": t("table.line") }, this.boardSvg, this.endsEl, this.floatEl);
+    this.lineText = h("p.sr-only"); // the drawing is hidden from screen readers; this reads it
+    this.boardEl = h("section.board", { "aria-label": t("table.line") }, this.lineText, this.boardSvg, this.endsEl, this.floatEl);
     this.meEl = h("div.me-card");
     this.handEl = h("div.hand", { role: "group", "aria-label": t("table.hand") });
     this.actionsEl = h("div.actions");
@@ -397,6 +398,7 @@ export class TableView {
       const tr = `translate(${tl.x * UNIT} ${tl.y * UNIT}) rotate(${tl.angle}) translate(-100 -50)`;
       markup += `<g transform="${tr}">${tileFace(tl.a, tl.b, tl.index === last ? "last" : "")}</g>`;
     }
+    this.lineText.textContent = `${t("table.line")}: ${line.map((l) => `${l[1]}|${l[2]}`).join(", ")}`;
     this.boardSvg.setAttribute("viewBox", lay.viewBox.join(" "));
     this.boardSvg.innerHTML = markup;
     this.renderEnds();
