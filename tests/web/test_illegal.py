@@ -40,11 +40,17 @@ def test_illegal_actions_are_refused_with_a_german_message(server: str, browser:
         ws.on("framereceived", frame)
 
     page.on("websocket", record)
+    # Someone who asked for less motion gets no animations or transitions.
+    page.emulate_media(reduced_motion="reduce")
     sign_in_as_guest(page, server, "Ilse")
     # Klassisch plays to 50: enough turns to meet every refusal before the match could end.
     open_lobby_with_bots(page, ["anfaenger"], mode="Klassisch")
     start_match(page)
     message = page.locator(".dock .message")
+    page.locator(".hand .tile-btn").first.wait_for()
+    assert page.evaluate(
+        "getComputedStyle(document.querySelector('.hand .tile-btn')).transitionDuration"
+    ) in ("0s", "0s, 0s")
     seen: set[str] = set()
 
     def try_illegal(p: Any, _moves: int) -> None:

@@ -72,6 +72,8 @@ def test_whole_match_with_keyboard_only(server: str, browser: Any) -> None:
             for _ in range(i):
                 p.keyboard.press("ArrowRight")
             assert p.evaluate("document.activeElement.dataset.tile") == tile
+            # The keyboard focus is visible (a solid ring), not only a change of colour.
+            assert p.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
             seen["arrows"] = True
         elif i < 9:
             p.keyboard.press(str(i + 1))
