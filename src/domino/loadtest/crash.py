@@ -131,7 +131,6 @@ async def run_crash(
     raise_nofile()
     rng = random.Random(seed)
     server = ServerProcess(data, pace="fast", log=log, extra=server_args)
-    await asyncio.to_thread(server.start)
     journal = Journal()
     stats = Stats()
     cfg = ClientConfig(server.url, delay=delay, jitter=delay, reconnect=True)
@@ -142,6 +141,7 @@ async def run_crash(
     report = CrashReport()
     gate = asyncio.Semaphore(16)
     try:
+        await asyncio.to_thread(server.start)
         async with httpx.AsyncClient(timeout=30) as http:
             await asyncio.gather(*(g.connect(http, gate) for g in tables))
         plays = [asyncio.create_task(g.play()) for g in tables]

@@ -50,6 +50,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", type=float, default=None, help="message budget: refill per second")
     p.add_argument("--profile", type=Path, default=None, help="write a cProfile here at exit")
     p.add_argument("--backlog", type=int, default=4096)
+    p.add_argument(
+        "--skip-log-writes",
+        action="store_true",
+        help="experiment: do not store match entries (measures the database's share)",
+    )
     p.add_argument("--lag", type=Path, default=None, help="append event-loop lag per second here")
     p.add_argument(
         "--gc-freeze",
@@ -109,6 +114,20 @@ async def watch_lag(path: Path, period: float = 0.05) -> None:
             out.flush()
 
 
+def skip_log_writes() -> None:
+    """Experiment: accepted entries are not written at all (``Database.append`` returns).
+
+    Only to measure how much of a command's latency the database is; a server
+    run like this loses every match on a crash.
+    """
+    from domino.server import db as dbmod
+
+    async def append(self: Any, mid: str, start: int, entries: list[dict[str, Any]]) -> None:
+        return None
+
+    dbmod.Database.append = append  # type: ignore[method-assign]
+
+
 async def freeze_every(period: float) -> None:
     """Move every object alive now into the permanent generation, every ``period`` s.
 
@@ -142,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser().parse_args(argv)
     raise_nofile()
+    if args.skip_log_writes:
+        skip_log_writes()
 
     extra: dict[str, float] = {}
     if args.burst is not None:
