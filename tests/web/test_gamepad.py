@@ -56,6 +56,16 @@ def test_whole_match_with_a_controller(server: str, browser: Any) -> None:
     page.add_init_script(PAD_STUB)
     sign_in_as_guest(page, server, "Pia")
     open_lobby_with_bots(page, ["anfaenger"])
+    # Off the table the D-pad walks the page's controls and A presses: open the help, B closes.
+    press(page, RIGHT)
+    for _ in range(10):
+        if page.evaluate("document.activeElement?.getAttribute('aria-label')") == "Hilfe":
+            break
+        press(page, RIGHT)
+    press(page, A)
+    page.locator(".overlay.help").wait_for()
+    press(page, B)
+    page.locator(".overlay.help").wait_for(state="detached")
     start_match(page)
 
     used = {"b": False, "lb_rb": 0, "a": 0}
