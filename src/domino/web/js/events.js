@@ -29,6 +29,10 @@ export function describeEvent(ev, nameOf, me) {
       return t("log.disconnected", { name });
     case "connected":
       return t("log.connected", { name });
+    case "round_end":
+      return t("round.title", { n: ev.round });
+    case "match_end":
+      return t("match.title");
     case "round_start":
       return t("table.round", { n: ev.round });
     default:
