@@ -143,12 +143,20 @@ class MatchRunner:
         if leaving:
             await self.service.left_match(self, seat)
 
-    async def set_connected(self, seat: int, connected: bool) -> None:
-        """The seat's player came (first socket) or went (last socket)."""
+    async def sync_connected(self, seat: int) -> None:
+        """Tell the table whether the seat's player has a socket open now.
+
+        The state is read under the lock rather than passed in, so a quick
+        disconnect and reconnect can never leave the table with the older answer.
+        """
         async with self.lock:
-            if self.table.finished:
+            player = self.players[seat]
+            if self.table.finished or player is None:
                 return
-            out = self.table.set_connected(seat, connected, self.service.clock.now())
+            online = bool(self.service.conns_of(player))
+            if self.table.seats[seat].connected == online:
+                return
+            out = self.table.set_connected(seat, online, self.service.clock.now())
             await self._apply(out)
         self.wake.set()
 

@@ -142,6 +142,14 @@ class Service:
 
     async def connect(self, conn: Conn) -> None:
         """A socket said hello: welcome it, restore its lobby and its seat at once."""
+        self.busy += 1
+        try:
+            await self._connect(conn)
+        finally:
+            self.busy -= 1
+            await self.notify_activity()
+
+    async def _connect(self, conn: Conn) -> None:
         first = not self.conns_of(conn.profile)
         self.conns.setdefault(conn.profile, set()).add(conn)
         row = await self.db.profile(conn.profile)
@@ -157,20 +165,27 @@ class Service:
                 match=p.SeatRef(match=mid, seat=seat) if mid and seat is not None else None,
             )
         )
-        if code is not None:
+        lobby = self.lobbies.get(code) if code is not None else None
+        if lobby is not None:
             async with self.lobby_lock:
-                lobby = self.lobbies[code]
                 if first:
                     self._broadcast(lobby)
                 else:
                     self._send_lobby(lobby, conn)
         if runner is not None and seat is not None:
             runner.snapshot_for(conn)
-            if first:
-                await runner.set_connected(seat, True)
+            await runner.sync_connected(seat)
 
     async def disconnect(self, conn: Conn) -> None:
         """A socket closed; the seat stays, the clock runs (RULES.md §10)."""
+        self.busy += 1
+        try:
+            await self._disconnect(conn)
+        finally:
+            self.busy -= 1
+            await self.notify_activity()
+
+    async def _disconnect(self, conn: Conn) -> None:
         conns = self.conns.get(conn.profile, set())
         conns.discard(conn)
         for watched in list(conn.watching):
@@ -189,7 +204,7 @@ class Service:
         if runner is not None:
             seat = runner.seat_of(conn.profile)
             if seat is not None:
-                await runner.set_connected(seat, False)
+                await runner.sync_connected(seat)
 
     # -- dispatch ------------------------------------------------------------------------
     async def handle(self, conn: Conn, msg: BaseModel) -> None:
@@ -426,7 +441,7 @@ class Service:
         # Humans who are not connected right now start as absent; their clock runs.
         for seat, pid in enumerate(runner.players):
             if pid is not None and pid not in online:
-                await runner.set_connected(seat, False)
+                await runner.sync_connected(seat)
         runner.start()
 
     async def _match_command(
