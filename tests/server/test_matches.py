@@ -195,3 +195,23 @@ def test_every_timeout_path_through_the_socket(h: Harness) -> None:
     # Every kind of automatic move happened: plays, draws and passes (RULES.md §10).
     assert any(m[0].isdigit() for m in automatic)
     assert "D" in automatic and "P" in automatic
+
+
+def test_joining_a_lobby_whose_match_runs_means_watching_it(h: Harness) -> None:
+    anna, zoe = h.person("Anna"), h.person("Zoe")
+    code = lobby_with_bots(anna, 2, ["profi"])["code"]
+    st = start(anna)
+    lob = zoe.request({"type": "join_lobby", "code": code}, "lobby")
+    assert lob["you"]["seat"] is None and lob["lobby"]["match"] == st["match_id"]
+    assert zoe.recv_type("match_started") == {
+        "type": "match_started",
+        "match": st["match_id"],
+        "lobby": code,
+        "seat": None,
+    }
+    snap = zoe.recv_type("state")
+    assert snap["you"] is None and snap["view"]["hand"] is None
+    zoe.close()
+    h.settle()
+    again = h.connect(zoe.token, "Zoe")
+    assert again.recv_type("state")["you"] is None  # a reconnecting watcher watches again

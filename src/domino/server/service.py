@@ -172,6 +172,7 @@ class Service:
                     self._broadcast(lobby)
                 else:
                     self._send_lobby(lobby, conn)
+                self._watch_lobby_match(lobby, conn.profile)
         if runner is not None and seat is not None:
             runner.snapshot_for(conn)
             await runner.sync_connected(seat)
@@ -325,6 +326,20 @@ class Service:
         self.member_of[me] = code
         await self._save(lobby)
         self._broadcast(lobby)
+        self._watch_lobby_match(lobby, me)
+
+    def _watch_lobby_match(self, lobby: Lobby, profile: str) -> None:
+        # Someone in a lobby whose match runs, without a seat in it, watches it: the
+        # same as the watchers at the start (match_started with seat null, then a state).
+        runner = self.runners.get(lobby.match) if lobby.match else None
+        if runner is None or runner.broken or runner.seat_of(profile) is not None:
+            return
+        for c in self.conns_of(profile):
+            if runner.id not in c.watching:
+                c.send(p.MatchStartedMsg(match=runner.id, lobby=lobby.code, seat=None))
+                runner.spectators.add(c)
+                c.watching.add(runner.id)
+                runner.snapshot_for(c)
 
     def _after_change(self, lobby: Lobby) -> None:
         if lobby.status == CLOSED:
