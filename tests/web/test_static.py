@@ -33,6 +33,6 @@ def test_every_literal_text_key_is_known() -> None:
     known = set(re.findall(r'^\s*"([\w.]+)":', fallback, re.MULTILINE)) | set(CATALOGUES["de"])
     used: set[str] = set()
     for path in sorted(WEB.glob("js/*.js")):
-        used |= set(re.findall(r"""\bt\(\s*"([\w.]+)\"""", path.read_text(encoding="utf-8")))
+        used |= set(re.findall(r"""\btn?\(\s*"([\w.]+)\"""", path.read_text(encoding="utf-8")))
     assert used, "no t() calls found"
     assert used <= known, sorted(used - known)

@@ -92,7 +92,9 @@ const FALLBACK = {
   "table.round": "Runde {n}",
   "table.target": "Ziel: {n}",
   "table.points": "{n} Punkte",
+  "table.points_one": "{n} Punkt",
   "table.tiles": "{n} Steine",
+  "table.tiles_one": "{n} Stein",
   "table.represented": "vertreten durch Bot",
   "table.disconnected": "Verbindung getrennt",
   "table.left_match": "hat das Spiel verlassen",
@@ -137,6 +139,7 @@ const FALLBACK = {
   "round.scores_you": "Du bekommst {n} Punkte.",
   "round.nobody": "Gleichstand: Niemand bekommt Punkte.",
   "round.pips": "{n} Augen",
+  "round.pips_one": "{n} Auge",
   "round.next": "Gleich beginnt die nächste Runde …",
   "match.title": "Spielende",
   "match.place": "{place}. Platz",
@@ -197,6 +200,11 @@ export function lang() {
 export function t(key, params = {}) {
   const text = catalogue[key] ?? FALLBACK[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+}
+
+/** A count in words: `key_one` for exactly one ("1 Punkt"), else `key` ("2 Punkte"). */
+export function tn(key, n, params = {}) {
+  return t(n === 1 ? `${key}_one` : key, { ...params, n });
 }
 
 export const KEYS = Object.keys(FALLBACK);

@@ -1,7 +1,7 @@
 // The round-end reveal and the match-end standings, drawn over the table.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { tileSvg } from "./tiles.js";
 
 function miniTiles(tiles) {
@@ -54,7 +54,7 @@ function roundSummary(view, s) {
     h(
       "li.reveal-row",
       {},
-      h("div.reveal-head", {}, h("strong", {}, view.name(i)), h("span", {}, t("round.pips", { n: r.pips?.[i] ?? 0 }))),
+      h("div.reveal-head", {}, h("strong", {}, view.name(i)), h("span", {}, tn("round.pips", r.pips?.[i] ?? 0))),
       miniTiles(r.hands?.[i] || []),
     ),
   );
@@ -75,7 +75,7 @@ export function matchOverlay(view, s) {
       {},
       h("span.place", {}, t("match.place", { place: st.place })),
       h("span.who", {}, s.rules?.pairs ? `${sideName(view, st.side)}: ${st.seats.map((x) => view.name(x)).join(" & ")}` : view.name(st.seats[0])),
-      h("span.pts", {}, t("table.points", { n: st.points })),
+      h("span.pts", {}, tn("table.points", st.points)),
       h("span.xp", {}, st.seats.map((x) => (xp[x] ? t("match.xp", { n: xp[x] }) : "")).filter(Boolean).join(" ")),
     ),
   );

@@ -2,7 +2,7 @@
 // (bot level, stand-in, disconnected, left, team).
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { tileSvg } from "./tiles.js";
 
 export function seatCard(view, seat, { compact = false } = {}) {
@@ -28,10 +28,10 @@ export function seatCard(view, seat, { compact = false } = {}) {
   }
   return h(
     `div.seat${turn ? ".turn" : ""}`,
-    { dataset: { seat: String(seat) }, "aria-label": `${view.name(seat)}: ${t("table.tiles", { n: count })}, ${t("table.points", { n: points })}` },
-    h("div.seat-head", {}, h("span.seat-name", {}, seat === view.me ? `${info.name ?? ""} (${t("table.you")})` : info.name ?? "?"), h("span.points", {}, t("table.points", { n: points }))),
+    { dataset: { seat: String(seat) }, "aria-label": `${view.name(seat)}: ${tn("table.tiles", count)}, ${tn("table.points", points)}` },
+    h("div.seat-head", {}, h("span.seat-name", {}, seat === view.me ? `${info.name ?? ""} (${t("table.you")})` : info.name ?? "?"), h("span.points", {}, tn("table.points", points))),
     h("div.seat-badges", {}, badges),
-    seat === view.me ? null : h("div.backs", { title: t("table.tiles", { n: count }) }, backs, h("span.count", {}, t("table.tiles", { n: count }))),
+    seat === view.me ? null : h("div.backs", { title: tn("table.tiles", count) }, backs, h("span.count", {}, tn("table.tiles", count))),
     turn
       ? h("div.clock", { dataset: { clockSeat: String(seat) }, style: { "--left": String(clock ? clock.frac : 1) } },
           h("span.clock-bar"), h("span.clock-num", {}, clock ? t("val.seconds", { n: clock.secs }) : t("table.thinking")))

@@ -329,7 +329,8 @@ export class TableView {
       this.me === null ? h("span.chip.spectator", { "data-testid": "spectator-label" }, t("table.spectator")) : null,
       h("span.spacer"),
       this.me !== null && this.state.phase !== "match_over"
-        ? h("button.link", { type: "button", onclick: () => this.leave() }, t("table.leave"))
+        ? h("button.link.leave", { type: "button", onclick: () => this.leave(), "aria-label": t("table.leave") },
+            h("span.long", {}, t("table.leave")), h("span.short", { "aria-hidden": "true" }, t("lobby.leave")))
         : null,
       this.me === null ? h("button.link", { type: "button", onclick: () => this.hooks.home() }, t("ui.back")) : null,
       h("button.icon-btn", { type: "button", onclick: () => this.hooks.help(), "aria-label": t("ui.help") }, "?"),
