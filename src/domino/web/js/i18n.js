@@ -168,6 +168,7 @@ const FALLBACK = {
   "start.fact_bots": "mit Bots",
   "start.fact_free": "kostenlos",
   "home.hello": "Hallo, {name}!",
+  "home.back_to_lobby": "Zurück zur Lobby {code}",
   "profile.account_made": "Dein Konto ist angelegt.",
   "help.controls": "Steuerung",
 };
