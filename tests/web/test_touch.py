@@ -1,4 +1,5 @@
-"""A whole match on a phone (360x740, touch): taps only. Photographs the screens at phone size."""
+"""A whole match on a phone (360x740, touch): taps and one finger drag. Photographs the screens
+at phone size."""
 
 from __future__ import annotations
 
@@ -23,6 +24,26 @@ PHONE = {
 }
 
 
+def finger_drag(page: Any, index: int, end: str) -> None:
+    """Drag a hand tile onto an end with one finger (raw touch events through the DevTools
+    protocol: Playwright's touchscreen only taps)."""
+    tile = page.locator(".hand .tile-btn").nth(index).bounding_box()
+    target = page.locator(f".end[data-end={end}]").bounding_box()
+    x0, y0 = tile["x"] + tile["width"] / 2, tile["y"] + tile["height"] / 2
+    x1, y1 = target["x"] + target["width"] / 2, target["y"] + target["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+
+    def touch(kind: str, x: float, y: float) -> None:
+        points = [] if kind == "touchEnd" else [{"x": x, "y": y, "id": 1}]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    touch("touchStart", x0, y0)
+    for k in range(1, 11):
+        touch("touchMove", x0 + (x1 - x0) * k / 10, y0 + (y1 - y0) * k / 10)
+    touch("touchEnd", x1, y1)
+    cdp.detach()
+
+
 def test_whole_match_by_touch_on_a_phone(server: str, browser: Any, shots: Path) -> None:
     page = new_page(browser, **PHONE)
     page.goto(server + "/")
@@ -43,12 +64,16 @@ def test_whole_match_by_touch_on_a_phone(server: str, browser: Any, shots: Path)
     page.screenshot(path=str(shots / "phone-lobby.png"))
     start_match(page)
 
-    used = {"lager": 0, "both": 0, "shot": 0}
+    used = {"lager": 0, "both": 0, "shot": 0, "drag": 0}
 
     def act(p: Any) -> None:
         tiles = playable(p)
         if tiles:
             i, _tile, fits = tiles[0]
+            if not used["drag"]:
+                finger_drag(p, i, fits.split()[0])
+                used["drag"] += 1
+                return
             p.locator(".hand .tile-btn").nth(i).tap()
             if fits == "L R":
                 used["both"] += 1
@@ -71,6 +96,7 @@ def test_whole_match_by_touch_on_a_phone(server: str, browser: Any, shots: Path)
 
     moves = play_match(page, act, on_turn=on_turn)
     assert moves > 2
+    assert used["drag"] == 1
     page.locator(MATCH_END).wait_for()
     page.screenshot(path=str(shots / "phone-match-end.png"))
     # Everything fits the phone's width: nothing scrolls sideways.
