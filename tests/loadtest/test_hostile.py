@@ -63,7 +63,7 @@ class Person:
     def until(self, kind: str, **match: Any) -> dict[str, Any]:
         """Read until a message of ``kind`` (with the given fields) arrives."""
         for _ in range(200):
-            msg = json.loads(self.ws.recv(timeout=READ_TIMEOUT))
+            msg: dict[str, Any] = json.loads(self.ws.recv(timeout=READ_TIMEOUT))
             self.inbox.append(msg)
             if msg.get("type") == kind and all(msg.get(k) == v for k, v in match.items()):
                 return msg
