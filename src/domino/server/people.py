@@ -7,6 +7,7 @@ are argon2id hashes (argon2-cffi's defaults).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import secrets
 import unicodedata
@@ -90,6 +91,7 @@ class People:
         self.db = db
         self.settings = settings
         self.hasher = PasswordHasher()
+        self._argon = asyncio.Semaphore(2)
 
     async def guest(self, raw_name: str) -> tuple[str, dict[str, Any]]:
         """A new guest profile and its token."""
@@ -102,13 +104,23 @@ class People:
         assert row is not None
         return token, row
 
-    def _password(self, password: str) -> str:
+    async def _hash(self, password: str) -> str:
+        # argon2 is slow on purpose (tens of ms, 64 MiB each): off the event loop, so no
+        # match waits, and at most two at a time, so a burst of sign-ups stays bounded.
+        async with self._argon:
+            return await asyncio.to_thread(self.hasher.hash, password)
+
+    async def _verify(self, stored: str, password: str) -> None:
+        async with self._argon:
+            await self._verify(stored, password)
+
+    async def _password(self, password: str) -> str:
         s = self.settings
         if len(password) < s.password_min:
             raise PeopleError("password_too_short", limit=s.password_min)
         if len(password) > s.password_max:
             raise PeopleError("password_too_long", limit=s.password_max)
-        return self.hasher.hash(password)
+        return await self._hash(password)
 
     async def account(
         self, raw_name: str, password: str, current: str | None
@@ -119,7 +131,7 @@ class People:
         """
         name = clean_name(raw_name, self.settings.name_max)
         key = name.casefold()
-        pw_hash = self._password(password)
+        pw_hash = await self._password(password)
         try:
             if current is not None:
                 row = await self.db.profile(current)
@@ -158,14 +170,14 @@ class People:
         try:
             if not stored:
                 # Hash anyway so an unknown name costs as long as a wrong password.
-                self.hasher.hash(password)
+                await self._hash(password)
                 raise PeopleError("login_failed", 401)
-            self.hasher.verify(stored, password)
+            await self._verify(stored, password)
         except (VerificationError, InvalidHashError) as exc:
             raise PeopleError("login_failed", 401) from exc
         assert row is not None
         if self.hasher.check_needs_rehash(stored):
-            await self.db.set_password_hash(row["id"], self.hasher.hash(password))
+            await self.db.set_password_hash(row["id"], await self._hash(password))
         token = new_token()
         await self.db.add_token(token_hash(token), row["id"], self.settings.clock.now())
         return token, row
