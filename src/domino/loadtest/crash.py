@@ -180,8 +180,8 @@ def check(db: Path, journal: Journal, report: CrashReport) -> None:
 def _check(con: sqlite3.Connection, journal: Journal, report: CrashReport) -> None:
     logs: dict[str, list[dict[str, Any]]] = {}
     # Every stored match, also one whose start no client heard of before a kill.
-    stored = {r[0] for r in con.execute("SELECT id FROM matches")}
-    for mid in sorted(journal.matches | stored):
+    stored_ids = {r[0] for r in con.execute("SELECT id FROM matches")}
+    for mid in sorted(journal.matches | stored_ids):
         rows = con.execute(
             "SELECT idx, entry FROM match_log WHERE match_id = ? ORDER BY idx", (mid,)
         ).fetchall()
