@@ -112,7 +112,7 @@ class People:
 
     async def _verify(self, stored: str, password: str) -> None:
         async with self._argon:
-            await self._verify(stored, password)
+            await asyncio.to_thread(self.hasher.verify, stored, password)
 
     async def _password(self, password: str) -> str:
         s = self.settings
