@@ -305,6 +305,15 @@ _DE: dict[str, str] = {
     "home.hello": "Hallo, {name}!",
     "profile.account_made": "Dein Konto ist angelegt.",
     "help.controls": "Steuerung",
+    "home.back_to_lobby": "Zurück zur Lobby {code}",
+    "table.thinking": "überlegt …",
+    "table.points_one": "{n} Punkt",
+    "table.tiles_one": "{n} Stein",
+    "table.leave_confirm": (
+        "Wirklich verlassen? Ein Bot spielt für dich weiter, und du bekommst für dieses Spiel"
+        " keine XP."
+    ),
+    "round.pips_one": "{n} Auge",
 }
 
 _EN: dict[str, str] = {
@@ -583,6 +592,14 @@ _EN: dict[str, str] = {
     "home.hello": "Hello, {name}!",
     "profile.account_made": "Your account is ready.",
     "help.controls": "Controls",
+    "home.back_to_lobby": "Back to lobby {code}",
+    "table.thinking": "thinking …",
+    "table.points_one": "{n} point",
+    "table.tiles_one": "{n} tile",
+    "table.leave_confirm": (
+        "Really leave? A bot plays on for you, and you get no XP for this match."
+    ),
+    "round.pips_one": "{n} pip",
 }
 
 CATALOGUES: Final[dict[str, dict[str, str]]] = {"de": _DE, "en": _EN}

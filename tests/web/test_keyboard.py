@@ -28,6 +28,11 @@ def test_whole_match_with_keyboard_only(server: str, browser: Any) -> None:
     press_on(page, page.get_by_test_id("create-lobby"))
     press_on(page, page.locator(".rule[data-rule=mode]").get_by_role("button", name="Blitz"))
     page.locator('.rule[data-rule=mode] button[aria-pressed="true"]', has_text="Blitz").wait_for()
+    # The longest clock: on a loaded machine the server must never have to move for the test.
+    press_on(page, page.locator(".rule[data-rule=turn_seconds]").get_by_role("button", name="30 s"))
+    page.locator(
+        '.rule[data-rule=turn_seconds] button[aria-pressed="true"]', has_text="30 s"
+    ).wait_for()
     press_on(page, page.get_by_role("button", name="Bot hinzufügen"))
     page.get_by_test_id("start").wait_for(state="visible")
     page.wait_for_function("!document.querySelector('[data-testid=start]').disabled")
@@ -77,6 +82,13 @@ def test_whole_match_with_keyboard_only(server: str, browser: Any) -> None:
             seen["arrows"] = True
         elif i < 9:
             p.keyboard.press(str(i + 1))
+        else:
+            # Past the ninth tile: 9, then the arrows walk on (they drop the selection, so
+            # L/R act on the focused tile).
+            p.keyboard.press("9")
+            for _ in range(i - 8):
+                p.keyboard.press("ArrowRight")
+            assert p.evaluate("document.activeElement.dataset.tile") == tile
         p.keyboard.press(fits.split()[0])
 
     moves = play_match(page, act)

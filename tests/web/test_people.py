@@ -90,6 +90,8 @@ def test_two_players_and_a_spectator_who_sees_no_hand_before_the_reveal(
     set_rule(anna, "mode", "Blitz")
     # No round can reach 150 points: the first round surely ends in a reveal, not the match.
     set_rule(anna, "target", "150")
+    # The longest clock: on a loaded machine the server must never have to move for a player.
+    set_rule(anna, "turn_seconds", "30 s")
     # Ben plays on a phone-sized window (with the mouse).
     ben = join_by_link(browser, link, "Ben", viewport=PHONE)
     # The lobby is full: a third visitor of the link becomes a watcher.
@@ -178,9 +180,9 @@ def test_reload_mid_match_returns_to_the_same_seat_and_state(server: str, browse
     page = new_page(browser, **DESKTOP)
     page.add_init_script(SOCKET_SPY)
     sign_in_as_guest(page, server, "Rosa")
+    # open_lobby_with_bots sets the longest clock: the server must not move for Rosa while the
+    # test reloads.
     open_lobby_with_bots(page, ["fortgeschritten", "anfaenger"], mode="Klassisch")
-    # The longest clock: the server must not move for Rosa while the test reloads.
-    set_rule(page, "turn_seconds", "30 s")
     start_match(page)
     page.wait_for_selector(MY_TURN)
     tiles = playable(page)

@@ -56,6 +56,8 @@ def test_whole_match_by_touch_on_a_phone(server: str, browser: Any, shots: Path)
     page.get_by_test_id("create-lobby").tap()
     page.locator(".lobby-seats").wait_for()
     set_rule(page, "mode", "Blitz")
+    # The longest clock: on a loaded machine the server must never have to move for the test.
+    set_rule(page, "turn_seconds", "30 s")
     for seat, level in ((1, "anfaenger"), (2, "profi")):
         row = page.locator(f".lobby-seat[data-seat='{seat}']")
         row.locator("select").select_option(level)

@@ -20,7 +20,8 @@ Page = Any  # playwright.sync_api.Page; kept loose so the module imports without
 def new_page(browser: Any, **context: Any) -> Page:
     ctx = browser.new_context(**context)
     page = ctx.new_page()
-    page.set_default_timeout(20_000)
+    # Generous: the tests wait for page states, and a loaded machine may be slow to reach them.
+    page.set_default_timeout(45_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.js_errors = errors  # checked by the tests: the client must not throw
@@ -52,6 +53,8 @@ def open_lobby_with_bots(page: Page, levels: list[str], *, mode: str = "Blitz") 
     page.get_by_test_id("create-lobby").click()
     page.locator(".lobby-seats").wait_for()
     set_rule(page, "mode", mode)
+    # The longest clock: on a loaded machine the server must never have to move for the test.
+    set_rule(page, "turn_seconds", "30 s")
     for i, level in enumerate(levels, start=1):
         seat = page.locator(f".lobby-seat[data-seat='{i}']")
         seat.locator("select").select_option(level)
