@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from websockets.sync.client import ClientConnection, connect
 
 from domino.loadtest.crash import run_crash
@@ -48,11 +47,6 @@ def _until(ws: ClientConnection, *kinds: str) -> dict[str, Any]:
     raise AssertionError(f"none of {kinds} among 100 messages")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server: the match and its lobby's 'playing' are two transactions "
-    "(.notes/reliability-needs.md); remove this marker with the fix",
-)
 def test_a_kill_between_match_and_lobby_commits_never_gives_a_second_match(
     tmp_path: Path,
 ) -> None:

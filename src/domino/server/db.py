@@ -325,9 +325,29 @@ class Database:
         seed: str,
         now: float,
         log: list[dict[str, Any]],
+        lobby_doc: tuple[str, dict[str, Any]] | None = None,
     ) -> None:
-        """Store a new match and the entries its table logged when it was made."""
+        """Store a new match and the entries its table logged when it was made.
+
+        ``lobby_doc`` (status, document) stores the lobby's new state in the same
+        transaction: a kill between the two writes must never leave a running match
+        whose lobby is still open and startable (a second match for the same people).
+        """
         async with self._write() as conn:
+            if lobby is not None and lobby_doc is not None:
+                status, data = lobby_doc
+                t = self.t.lobbies
+                done = await conn.execute(
+                    t.update()
+                    .where(t.c.code == lobby)
+                    .values(status=status, data=_dumps(data), updated_at=now)
+                )
+                if done.rowcount == 0:
+                    await conn.execute(
+                        t.insert().values(
+                            code=lobby, status=status, data=_dumps(data), updated_at=now
+                        )
+                    )
             await conn.execute(
                 self.t.matches.insert().values(
                     id=mid,

@@ -86,6 +86,13 @@ class Service:
                 if pid is not None and i not in runner.left:
                     self.seated[pid] = sm.id
             runner.start()
+        # A running match's lobby is playing it (older databases stored the two apart).
+        for runner in self.runners.values():
+            own = self.lobbies.get(runner.lobby) if runner.lobby else None
+            if own is not None and not runner.table.finished and own.match != runner.id:
+                own.status = PLAYING
+                own.match = runner.id
+                await self._save(own)
         # A lobby whose match is gone (finished before a crash) opens again.
         for lobby in list(self.lobbies.values()):
             if lobby.status == PLAYING and lobby.match not in self.runners:
@@ -288,6 +295,12 @@ class Service:
                     return
                 case p.Start():
                     lobby.check_start(me)
+                    # Nobody plays two matches at once (a repeated start after a restart).
+                    if any(
+                        o is not None and o.kind != "bot" and o.player in self.seated
+                        for o in lobby.seats
+                    ):
+                        raise LobbyError("in_match")
                     await self._start_match(lobby)
                     return
             await self._save(lobby)
@@ -426,20 +439,25 @@ class Service:
             else:
                 specs.append(SeatSpec("human", o.name, player_id=o.player))
         table = Table(mid, lobby.rules, specs, seed, now, timing=self.settings.timing)
-        await self.db.create_match(
-            mid,
-            lobby.code,
-            lobby.rules.to_dict(),
-            [s.to_dict() for s in specs],
-            seed,
-            now,
-            list(table.log),
-        )
-        runner = MatchRunner(self, table, lobby.code, now)
-        self.runners[mid] = runner
+        before = (lobby.status, lobby.match)
         lobby.status = PLAYING
         lobby.match = mid
-        await self._save(lobby)
+        try:
+            await self.db.create_match(
+                mid,
+                lobby.code,
+                lobby.rules.to_dict(),
+                [s.to_dict() for s in specs],
+                seed,
+                now,
+                list(table.log),
+                lobby_doc=(lobby.status, lobby.to_dict()),
+            )
+        except BaseException:
+            lobby.status, lobby.match = before
+            raise
+        runner = MatchRunner(self, table, lobby.code, now)
+        self.runners[mid] = runner
         self._broadcast(lobby)
         online = self.online()
         for pid in runner.players:
