@@ -58,6 +58,8 @@ def test_whole_match_by_touch_on_a_phone(server: str, browser: Any, shots: Path)
     set_rule(page, "mode", "Blitz")
     # The longest clock: on a loaded machine the server must never have to move for the test.
     set_rule(page, "turn_seconds", "30 s")
+    # Up to 50 points: enough turns for a drag, taps and the Lager before the match ends.
+    set_rule(page, "target", "50")
     for seat, level in ((1, "profi"),):
         row = page.locator(f".lobby-seat[data-seat='{seat}']")
         row.locator("select").select_option(level)
