@@ -289,17 +289,22 @@ class Database:
     # -- lobbies -------------------------------------------------------------------------
     async def save_lobby(self, code: str, status: str, data: dict[str, Any], now: float) -> None:
         """Insert or replace a lobby document."""
-        t = self.t.lobbies
         async with self._write() as conn:
-            done = await conn.execute(
-                t.update()
-                .where(t.c.code == code)
-                .values(status=status, data=_dumps(data), updated_at=now)
+            await self._upsert_lobby(conn, code, status, data, now)
+
+    async def _upsert_lobby(
+        self, conn: AsyncConnection, code: str, status: str, data: dict[str, Any], now: float
+    ) -> None:
+        t = self.t.lobbies
+        done = await conn.execute(
+            t.update()
+            .where(t.c.code == code)
+            .values(status=status, data=_dumps(data), updated_at=now)
+        )
+        if done.rowcount == 0:
+            await conn.execute(
+                t.insert().values(code=code, status=status, data=_dumps(data), updated_at=now)
             )
-            if done.rowcount == 0:
-                await conn.execute(
-                    t.insert().values(code=code, status=status, data=_dumps(data), updated_at=now)
-                )
 
     async def live_lobbies(self) -> list[dict[str, Any]]:
         """Every lobby that is not closed."""
@@ -335,19 +340,7 @@ class Database:
         """
         async with self._write() as conn:
             if lobby is not None and lobby_doc is not None:
-                status, data = lobby_doc
-                t = self.t.lobbies
-                done = await conn.execute(
-                    t.update()
-                    .where(t.c.code == lobby)
-                    .values(status=status, data=_dumps(data), updated_at=now)
-                )
-                if done.rowcount == 0:
-                    await conn.execute(
-                        t.insert().values(
-                            code=lobby, status=status, data=_dumps(data), updated_at=now
-                        )
-                    )
+                await self._upsert_lobby(conn, lobby, *lobby_doc, now)
             await conn.execute(
                 self.t.matches.insert().values(
                     id=mid,
