@@ -30,7 +30,7 @@ Workload = Callable[[int, random.Random], None]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("bench", help="benchmarks (engine)")
+    p = sub.add_parser("bench", help="benchmarks: engine, server load, crash test, leak audit")
     what = p.add_subparsers(dest="what", required=True)
     e = what.add_parser("engine", help="random rounds per second, with the anchors if installed")
     e.add_argument("--seconds", type=float, default=0.6, help="time per measurement")
