@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from domino.i18n import t
-    from domino.server import Settings, create_app
+    from domino.server import GcPolicy, Settings, create_app
     from domino.table import Timing
 
     timing = None
@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         origins=origins,
         public_url=args.public_url,
         timing=timing,
+        gc_policy=GcPolicy(),
     )
     app = create_app(settings)
     print(t("serve_running", url=f"{settings.base_url}/"), flush=True)

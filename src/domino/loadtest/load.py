@@ -29,6 +29,8 @@ import httpx
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from domino.server.gcpolicy import GcPolicy
+
 from .client import ClientConfig, Group, Stats, TableSpec
 from .procstat import raise_nofile, sample
 
@@ -65,6 +67,9 @@ async def flood(url: str, http: httpx.AsyncClient, report: dict[str, Any]) -> No
 async def run(args: argparse.Namespace) -> None:
     """Serve the driver's commands until ``stop`` or end of input."""
     raise_nofile()
+    # The clients are the measuring instrument: their own full collections would show
+    # up as server latency, so they run under the server's collector policy too.
+    keeper = asyncio.get_running_loop().create_task(GcPolicy().keep())
     stats = Stats()
     cfg = ClientConfig(args.url, delay=args.delay, jitter=args.jitter)
     spec = TableSpec(
@@ -125,6 +130,7 @@ async def run(args: argparse.Namespace) -> None:
         for t in tasks:
             t.cancel()
         reporter.cancel()
+        keeper.cancel()
 
 
 def parser() -> argparse.ArgumentParser:

@@ -57,11 +57,11 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--lag", type=Path, default=None, help="append event-loop lag per second here")
     p.add_argument(
-        "--gc-freeze",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="experiment: gc.freeze() every SECONDS, so full collections scan only new objects",
+        "--gc",
+        choices=("policy", "defaults"),
+        default="policy",
+        help="the collector: the serving policy of domino serve (server/gcpolicy.py), or "
+        "the interpreter's defaults (to measure the difference)",
     )
 
     return p
@@ -128,24 +128,11 @@ def skip_log_writes() -> None:
     dbmod.Database.append = append  # type: ignore[method-assign]
 
 
-async def freeze_every(period: float) -> None:
-    """Move every object alive now into the permanent generation, every ``period`` s.
-
-    Full collections then scan only what was made since; the price is that
-    cyclic garbage older than the last freeze is never freed (an experiment).
-    """
-    while True:
-        gc.freeze()
-        await asyncio.sleep(period)
-
-
-async def serve(server: Any, lag: Path | None, freeze: float | None = None) -> None:
-    """Run uvicorn's server, with the lag watcher (and the freezer) beside it if asked."""
+async def serve(server: Any, lag: Path | None) -> None:
+    """Run uvicorn's server, with the lag watcher beside it if asked."""
     helpers = []
     if lag is not None:
         helpers.append(asyncio.create_task(watch_lag(lag)))
-    if freeze is not None:
-        helpers.append(asyncio.create_task(freeze_every(freeze)))
     try:
         await server.serve()
     finally:
@@ -157,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     """Start the server and serve until SIGTERM/SIGINT."""
     import uvicorn
 
-    from domino.server import Settings, create_app
+    from domino.server import GcPolicy, Settings, create_app
 
     args = parser().parse_args(argv)
     raise_nofile()
@@ -174,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         data_dir=args.data,
         timing=FAST if args.pace == "fast" else None,
+        gc_policy=GcPolicy() if args.gc == "policy" else None,
         **extra,  # type: ignore[arg-type]
     )
     config = uvicorn.Config(
@@ -189,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     server = uvicorn.Server(config)
 
     def run() -> None:
-        uvloop.run(serve(server, args.lag, args.gc_freeze))
+        uvloop.run(serve(server, args.lag))
 
     if args.profile is None:
         run()

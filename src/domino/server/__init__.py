@@ -6,6 +6,7 @@ on uvicorn. See docs/protocol.md and docs/architecture.md.
 
 from .app import create_app
 from .clock import Clock, FakeClock, SystemClock
+from .gcpolicy import GcPolicy
 from .settings import Settings
 
-__all__ = ["Clock", "FakeClock", "Settings", "SystemClock", "create_app"]
+__all__ = ["Clock", "FakeClock", "GcPolicy", "Settings", "SystemClock", "create_app"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,6 +12,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 import domino
 from domino.i18n import CATALOGUES, t
@@ -35,6 +38,19 @@ def _bearer(request: Request) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
+class _SocketRoute:
+    """ASGI middleware: ``/ws`` to :func:`websocket_endpoint`, everything else on."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and scope["path"] == "/ws":
+            await websocket_endpoint(WebSocket(scope, receive, send))
+            return
+        await self.app(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A complete server: call with :class:`Settings`, run with uvicorn."""
     settings = settings or Settings()
@@ -43,9 +59,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await service.start()
+        keeper = None
+        if settings.gc_policy is not None:
+            keeper = asyncio.create_task(settings.gc_policy.keep())
         try:
             yield
         finally:
+            if keeper is not None:
+                keeper.cancel()
             await service.stop()
 
     app = FastAPI(
@@ -156,7 +177,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return _error("lobby_bad_code", 404)
         return RedirectResponse(f"/#/lobby/{canonical}", status_code=307)
 
-    app.add_api_websocket_route("/ws", websocket_endpoint)
+    # The socket goes straight to its endpoint, past routing, exception middleware and
+    # dependency solving: each of those layers keeps a coroutine (and more) alive for as
+    # long as a socket is open, which the collector scans and memory holds per client.
+    app.add_middleware(_SocketRoute)
 
     web = settings.web_dir or WEB_DIR
     if web.is_dir():

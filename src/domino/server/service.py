@@ -10,7 +10,6 @@ runs in its own :class:`~domino.server.matches.MatchRunner` task.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import secrets
 from pathlib import Path
@@ -97,9 +96,6 @@ class Service:
         for lobby in list(self.lobbies.values()):
             if lobby.status == PLAYING and lobby.match not in self.runners:
                 await self._reopen(lobby, set())
-        # What start-up loaded lives as long as the process: keep the collector off it, so
-        # full collections (which stall every match at once) have less to scan.
-        gc.freeze()
 
     async def stop(self) -> None:
         """Stop every match task and close the database (matches resume on start)."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .clock import Clock, SystemClock
+from .gcpolicy import GcPolicy
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -47,6 +48,9 @@ class Settings:
     password_min: int = 8
     password_max: int = 128
     recent_matches: int = 20
+    # The garbage collector's policy for a serving process (server/gcpolicy.py); None
+    # leaves the interpreter's defaults (tests run many servers in one process).
+    gc_policy: GcPolicy | None = None
 
     @property
     def database_url(self) -> str:
