@@ -22,7 +22,7 @@ from .match import MatchState, Standing, rank
 from .moves import DRAW, DRAW_MOVE, MOVES, PASS, PASS_MOVE, PLAY, Move
 from .round import BLOCKED, DOMINO, OPEN, Event, RoundResult, RoundState, round_to_fives
 from .tiles import TILES, WITH, Tile, tiles_of
-from .view import PublicEvent, SeatView, view
+from .view import PublicEvent, SeatView, private_part, view
 
 __all__ = [
     "BLOCKED",
@@ -58,6 +58,7 @@ __all__ = [
     "SeatView",
     "Standing",
     "Tile",
+    "private_part",
     "rank",
     "round_to_fives",
     "shuffled_deal",

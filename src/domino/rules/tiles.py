@@ -24,7 +24,7 @@ COUNT: Final = 28
 class Tile:
     """One tile ``a|b`` with ``low <= high``; ``index`` is its place in :data:`TILES`."""
 
-    __slots__ = ("high", "index", "is_double", "low", "mask", "pips")
+    __slots__ = ("high", "index", "is_double", "low", "mask", "pips", "text")
 
     low: int
     high: int
@@ -32,6 +32,7 @@ class Tile:
     pips: int
     is_double: bool
     mask: int
+    text: str
 
     def __init__(self, low: int, high: int, index: int) -> None:
         self.low = low
@@ -40,6 +41,7 @@ class Tile:
         self.pips = low + high
         self.is_double = low == high
         self.mask = 1 << index
+        self.text = f"{high}|{low}"  # what __str__ returns, made once (messages use it a lot)
 
     @staticmethod
     def of(a: int, b: int) -> Tile:
@@ -67,7 +69,7 @@ class Tile:
         return self.high if self.low == number else self.low
 
     def __str__(self) -> str:
-        return f"{self.high}|{self.low}"
+        return self.text
 
     def __repr__(self) -> str:
         return f"Tile.parse('{self.high}|{self.low}')"

@@ -112,6 +112,13 @@ def result_to_dict(r: RoundResult) -> dict[str, Any]:
     }
 
 
+def private_part(rnd: RoundState, seat: int) -> tuple[tuple[Tile, ...], tuple[Move, ...]]:
+    """What only ``seat`` sees of a round beyond the spectators' view: its own hand,
+    and its legal moves while it is the seat to move (none once the round is over)."""
+    own_turn = rnd.result is None and rnd.turn == seat
+    return tiles_of(rnd.hands[seat]), rnd.legal_moves() if own_turn else ()
+
+
 def view(state: RoundState | MatchState, seat: int | None) -> SeatView:
     """The view of ``seat`` (``None``: a spectator) of a round or a match's current round."""
     scores: tuple[int, ...]
@@ -124,13 +131,13 @@ def view(state: RoundState | MatchState, seat: int | None) -> SeatView:
         scores = tuple(rnd.side_fives)
         round_no = 1
     over = rnd.result is not None
-    own = seat is not None
+    hand, legal = private_part(rnd, seat) if seat is not None else (None, ())
     return SeatView(
         seat=seat,
         rules=rnd.rules,
         round_no=round_no,
         opener=rnd.opener,
-        hand=tiles_of(rnd.hands[seat]) if seat is not None else None,
+        hand=hand,
         line=tuple(rnd.line),
         left=rnd.left,
         right=rnd.right,
@@ -142,6 +149,6 @@ def view(state: RoundState | MatchState, seat: int | None) -> SeatView:
         turn=None if over else rnd.turn,
         drew=rnd.drew,
         history=tuple(PublicEvent.of(e) for e in rnd.log),
-        legal=rnd.legal_moves() if own and not over and rnd.turn == seat else (),
+        legal=legal,
         result=rnd.result,
     )

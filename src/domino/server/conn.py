@@ -13,6 +13,7 @@ import itertools
 import json
 from typing import Any
 
+import orjson
 from pydantic import BaseModel
 
 OUTBOX_LIMIT = 512
@@ -20,10 +21,19 @@ _ids = itertools.count(1)
 
 
 def encode(msg: dict[str, Any] | BaseModel) -> str:
-    """The JSON text of a message as it goes over the wire."""
+    """The JSON text of a message as it goes over the wire (compact, UTF-8 as is).
+
+    orjson writes the same text as ``json.dumps(msg, separators=(",", ":"),
+    ensure_ascii=False)`` about ten times faster (state messages are encoded once
+    per audience and move); what it refuses (an integer beyond 64 bits) goes the
+    standard library's way.
+    """
     if isinstance(msg, BaseModel):
         return msg.model_dump_json()
-    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return orjson.dumps(msg, option=orjson.OPT_NON_STR_KEYS).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
 
 
 class Conn:

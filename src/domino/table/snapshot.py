@@ -7,9 +7,10 @@ other hand before the round's reveal, never the *Lager Aus* leftovers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from domino.rules import view
+from domino.rules import private_part, view
 
 if TYPE_CHECKING:
     from .table import Table
@@ -62,3 +63,36 @@ def build(
         "finished_reason": table.finished_reason,
         "xp": None if table.xp is None else list(table.xp),
     }
+
+
+def build_all(
+    table: Table, audiences: Sequence[int | None], now: float, events: list[dict[str, Any]]
+) -> list[tuple[int | None, dict[str, Any]]]:
+    """``[(a, build(table, a, now, events)) for a in audiences]``, built once.
+
+    The audiences' messages differ only in ``you`` and in the view's ``seat``,
+    ``hand`` and ``legal`` (:func:`domino.rules.private_part`); everything else is
+    built once for the spectators and shared, by reference, by every seat's
+    message. Messages are read-only after this (the server copies before adding
+    to one). Measured under load, building every audience's message from scratch
+    was a third of the server's time per move.
+    """
+    public = build(table, None, now, events)
+    m = table.match
+    assert m is not None
+    rnd = m.round
+    running = not table.finished and not rnd.over
+    out: list[tuple[int | None, dict[str, Any]]] = []
+    for a in audiences:
+        if a is None:
+            out.append((None, public))
+            continue
+        hand, legal = private_part(rnd, a)
+        vd = {
+            **public["view"],
+            "seat": a,
+            "hand": [t.text for t in hand],
+            "legal": [str(mv) for mv in legal] if running else [],
+        }
+        out.append((a, {**public, "you": a, "view": vd}))
+    return out

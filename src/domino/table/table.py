@@ -197,7 +197,7 @@ class Table:
 
     def snapshots(self, now: float) -> list[tuple[int | None, dict[str, Any]]]:
         """A snapshot for every audience: each seat, then the spectators."""
-        return [(a, self.snapshot(a, now)) for a in self._audiences()]
+        return snap.build_all(self, self._audiences(), now, [])
 
     def remaining(self, now: float) -> float | None:
         """Seconds left on the running human clock, or ``None`` when no human clock runs."""
@@ -465,7 +465,7 @@ class Table:
     def _flush(self, out: Outcome, now: float) -> None:
         """One snapshot per audience carrying the events gathered so far."""
         events, self._events = self._events, []
-        out.messages += [(a, snap.build(self, a, now, events)) for a in self._audiences()]
+        out.messages += snap.build_all(self, self._audiences(), now, events)
 
     def _finish(self, out: Outcome, now: float) -> Outcome:
         if self._events:
