@@ -8,6 +8,7 @@ service persists the lobby after every change and tells everyone in it.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -258,7 +259,7 @@ class Lobby:
             raise LobbyError("no_humans")
 
     # -- forms -------------------------------------------------------------------------
-    def out(self, base_url: str, online: set[str]) -> LobbyOut:
+    def out(self, base_url: str, online: Container[str]) -> LobbyOut:
         """The lobby as every member sees it."""
         seats = []
         for i, o in enumerate(self.seats):
