@@ -119,8 +119,14 @@ def private_part(rnd: RoundState, seat: int) -> tuple[tuple[Tile, ...], tuple[Mo
     return tiles_of(rnd.hands[seat]), rnd.legal_moves() if own_turn else ()
 
 
-def view(state: RoundState | MatchState, seat: int | None) -> SeatView:
-    """The view of ``seat`` (``None``: a spectator) of a round or a match's current round."""
+def view(
+    state: RoundState | MatchState, seat: int | None, *, with_history: bool = True
+) -> SeatView:
+    """The view of ``seat`` (``None``: a spectator) of a round or a match's current round.
+
+    ``with_history=False`` leaves ``history`` empty, for a caller that keeps the
+    round's public history itself, event by event (:meth:`PublicEvent.of`).
+    """
     scores: tuple[int, ...]
     if isinstance(state, MatchState):
         rnd = state.round
@@ -148,7 +154,7 @@ def view(state: RoundState | MatchState, seat: int | None) -> SeatView:
         scores=scores,
         turn=None if over else rnd.turn,
         drew=rnd.drew,
-        history=tuple(PublicEvent.of(e) for e in rnd.log),
+        history=tuple(PublicEvent.of(e) for e in rnd.log) if with_history else (),
         legal=legal,
         result=rnd.result,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from domino.rules import private_part, view
+from domino.rules import PublicEvent, RoundState, private_part, view
 
 if TYPE_CHECKING:
     from .table import Table
@@ -20,6 +20,23 @@ def _ms(seconds: float | None) -> int | None:
     return None if seconds is None else round(seconds * 1000)
 
 
+def _history(table: Table, rnd: RoundState) -> list[dict[str, Any]]:
+    """The round's public history as dicts, each event converted once per round.
+
+    The table keeps the list; a message gets a new list holding the same dicts
+    (never changed after they are made), so earlier messages stay as they were.
+    """
+    cached = table.history_cache
+    if cached is None or cached[0] is not rnd:
+        cached = (rnd, [])
+        table.history_cache = cached
+    done = cached[1]
+    log = rnd.log
+    for ev in log[len(done) :]:
+        done.append(PublicEvent.of(ev).to_dict())
+    return list(done)
+
+
 def build(
     table: Table, audience: int | None, now: float, events: list[dict[str, Any]]
 ) -> dict[str, Any]:
@@ -27,9 +44,9 @@ def build(
     m = table.match
     assert m is not None
     rules = table.rules
-    v = view(m, audience)
+    v = view(m, audience, with_history=False)
     vd = v.to_dict()
-    vd["history"] = [e.to_dict() for e in v.history]
+    vd["history"] = _history(table, m.round)
     running = not table.finished and not m.round.over
     if not running:
         # A match ended early (everyone left) stops mid-round: nobody may move.

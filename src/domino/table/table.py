@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from domino.bots import auto_move, make_bot
 from domino.i18n import t as _t
-from domino.rules import MatchState, Move, Rules, RulesError, view
+from domino.rules import MatchState, Move, RoundState, Rules, RulesError, view
 
 from . import snapshot as snap
 from .events import Seen, announce
@@ -122,6 +122,8 @@ class Table:
         # Public events not yet sent, and how far the round's log has been read.
         self._events: list[dict[str, Any]] = []
         self._seen: Seen = (0, 0)
+        # The current round's public history as message dicts (snapshot._history).
+        self.history_cache: tuple[RoundState, list[dict[str, Any]]] | None = None
 
     # -- public API ------------------------------------------------------------
     @property
