@@ -63,6 +63,12 @@ def parser() -> argparse.ArgumentParser:
         help="the collector: the serving policy of domino serve (server/gcpolicy.py), or "
         "the interpreter's defaults (to measure the difference)",
     )
+    p.add_argument(
+        "--gc-thresholds",
+        default=None,
+        metavar="YOUNG,MIDDLE,OLD",
+        help="experiment: the policy with these collection thresholds",
+    )
 
     return p
 
@@ -140,11 +146,23 @@ async def serve(server: Any, lag: Path | None) -> None:
             h.cancel()
 
 
+def gc_policy(args: argparse.Namespace) -> Any:
+    """The collector policy the command line asks for (``None``: interpreter defaults)."""
+    from domino.server import GcPolicy
+
+    if args.gc != "policy":
+        return None
+    if not args.gc_thresholds:
+        return GcPolicy()
+    young, middle, old = (int(x) for x in args.gc_thresholds.split(","))
+    return GcPolicy(young=young, middle=middle, old=old)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Start the server and serve until SIGTERM/SIGINT."""
     import uvicorn
 
-    from domino.server import GcPolicy, Settings, create_app
+    from domino.server import Settings, create_app
 
     args = parser().parse_args(argv)
     raise_nofile()
@@ -161,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         data_dir=args.data,
         timing=FAST if args.pace == "fast" else None,
-        gc_policy=GcPolicy() if args.gc == "policy" else None,
+        gc_policy=gc_policy(args),
         **extra,  # type: ignore[arg-type]
     )
     config = uvicorn.Config(

@@ -132,6 +132,9 @@ class StoredMatch:
     log: list[dict[str, Any]]
 
 
+#: Seconds between WAL checkpoints of a SQLite database (see Database._checkpoint_every).
+CHECKPOINT_EVERY = 1.0
+
 #: One waiting append: its rows and the future its caller awaits.
 _Append = tuple[list[dict[str, Any]], asyncio.Future[None]]
 
@@ -161,6 +164,7 @@ class Database:
         # SQLite in a file: match entries are appended through one plain connection on
         # the event loop's own thread (see _store_entries).
         self._appender: sqlite3.Connection | None = None
+        self._checkpointer: asyncio.Task[None] | None = None
         path = self.engine.url.database if self.is_sqlite else None
         self._sqlite_path = path if path and path != ":memory:" else None
         self._insert_sql = (
@@ -174,7 +178,12 @@ class Database:
         if self._sqlite_path is not None and self._appender is None:
             con = sqlite3.connect(self._sqlite_path, isolation_level=None, timeout=10.0)
             _sqlite_pragmas(con, None)
+            # This connection never checkpoints: a checkpoint copies the WAL into the
+            # database and syncs it, which must not happen on the event loop's thread.
+            # The checkpointer task does it in a worker thread instead.
+            con.execute("PRAGMA wal_autocheckpoint=0")
             self._appender = con
+            self._checkpointer = asyncio.create_task(self._checkpoint_every(CHECKPOINT_EVERY))
 
     async def drop(self) -> None:
         """Drop every table of this prefix (tests)."""
@@ -185,6 +194,10 @@ class Database:
         """Finish pending appends, then release the connections."""
         if self._flusher is not None:
             await asyncio.gather(self._flusher, return_exceptions=True)
+        if self._checkpointer is not None:
+            self._checkpointer.cancel()
+            await asyncio.gather(self._checkpointer, return_exceptions=True)
+            self._checkpointer = None
         if self._appender is not None:
             self._appender.close()
             self._appender = None
@@ -436,6 +449,27 @@ class Database:
             for _, done in batch:
                 if not done.done():
                     done.set_result(None)
+
+    async def _checkpoint_every(self, period: float) -> None:
+        """Checkpoint the WAL in a worker thread every ``period`` seconds (PASSIVE: it
+        never waits for, nor blocks, the writer; what it cannot copy yet waits for the
+        next one)."""
+        path = self._sqlite_path
+        assert path is not None
+
+        def checkpoint() -> None:
+            con = sqlite3.connect(path, timeout=10.0)
+            try:
+                con.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            finally:
+                con.close()
+
+        while True:
+            await asyncio.sleep(period)
+            try:
+                await asyncio.to_thread(checkpoint)
+            except sqlite3.Error:
+                continue  # busy or locked: the next one will do
 
     def _store_entries(self, con: sqlite3.Connection, batch: list[_Append]) -> None:
         """Commit ``batch`` with plain sqlite3, synchronously, on the loop's thread.

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 class GcPolicy:
     """The collector's settings for a serving process (see the module text)."""
 
-    young: int = 20_000
-    middle: int = 20
+    young: int = 60_000
+    middle: int = 10
     old: int = 10
     freeze_every: float = 10.0
     sweep_every: float = 600.0
