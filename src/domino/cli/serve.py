@@ -72,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         log_level=args.log_level,
         ws_max_size=settings.max_frame,
+        # No permessage-deflate: each compressing socket holds zlib state (tens of KB)
+        # and spends CPU per frame, for state messages of 2-3 KB a second.
+        ws_per_message_deflate=False,
         proxy_headers=False,
     )
     return 0

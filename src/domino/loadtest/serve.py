@@ -139,6 +139,16 @@ async def serve(server: Any, lag: Path | None) -> None:
     helpers = []
     if lag is not None:
         helpers.append(asyncio.create_task(watch_lag(lag)))
+    import os
+    if os.environ.get("DOMINO_TM"):
+        async def tm() -> None:
+            import tracemalloc
+            await asyncio.sleep(2)
+            tracemalloc.take_snapshot().dump(os.environ["DOMINO_TM"] + ".base")
+            await asyncio.sleep(float(os.environ.get("DOMINO_TM_AT", "40")))
+            snap = tracemalloc.take_snapshot()
+            snap.dump(os.environ["DOMINO_TM"])
+        helpers.append(asyncio.create_task(tm()))
     try:
         await server.serve()
     finally:
@@ -188,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         log_level="warning",
         ws_max_size=settings.max_frame,
+        # No permessage-deflate: each compressing socket holds zlib state (tens of KB)
+        # and spends CPU per frame, for state messages of 2-3 KB a second.
+        ws_per_message_deflate=False,
         proxy_headers=False,
         backlog=args.backlog,
         timeout_graceful_shutdown=3,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from collections import deque
 from typing import Any
 
 import orjson
@@ -36,6 +37,75 @@ def encode(msg: dict[str, Any] | BaseModel) -> str:
         return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
 
 
+class Outbox:
+    """The encoded messages waiting for one socket's writer, first in first out.
+
+    What ``asyncio.Queue`` did here (``put_nowait``, ``get``, ``task_done``,
+    ``join``), in one deque and at most one waiting future: a Queue keeps three
+    deques and an Event with a fourth, ≈ 2.5 KB per open socket before any
+    message is queued.
+    """
+
+    __slots__ = ("_getter", "_items", "_joiners", "_unfinished")
+
+    def __init__(self) -> None:
+        self._items: deque[str | None] = deque()
+        self._unfinished = 0
+        self._getter: asyncio.Future[None] | None = None
+        self._joiners: list[asyncio.Future[None]] | None = None
+
+    def qsize(self) -> int:
+        """Messages waiting."""
+        return len(self._items)
+
+    def empty(self) -> bool:
+        """Whether nothing waits."""
+        return not self._items
+
+    def put_nowait(self, item: str | None) -> None:
+        """Queue ``item`` (``None`` asks the writer to close) and wake the writer."""
+        self._items.append(item)
+        self._unfinished += 1
+        getter = self._getter
+        if getter is not None and not getter.done():
+            getter.set_result(None)
+
+    async def get(self) -> str | None:
+        """The next item, waiting for one if none is queued (one reader at a time)."""
+        while not self._items:
+            self._getter = asyncio.get_running_loop().create_future()
+            try:
+                await self._getter
+            finally:
+                self._getter = None
+        return self._items.popleft()
+
+    def get_nowait(self) -> str | None:
+        """The next item; :class:`asyncio.QueueEmpty` when none is queued."""
+        if not self._items:
+            raise asyncio.QueueEmpty
+        return self._items.popleft()
+
+    def task_done(self) -> None:
+        """One item taken earlier is handled (sent, or dropped)."""
+        self._unfinished -= 1
+        if self._unfinished <= 0 and self._joiners:
+            for fut in self._joiners:
+                if not fut.done():
+                    fut.set_result(None)
+            self._joiners = None
+
+    async def join(self) -> None:
+        """Wait until every item put so far is handled."""
+        if self._unfinished <= 0:
+            return
+        fut = asyncio.get_running_loop().create_future()
+        if self._joiners is None:
+            self._joiners = []
+        self._joiners.append(fut)
+        await fut
+
+
 class Conn:
     """A signed-in socket: ``profile`` speaks through it; ``watching`` lists its matches."""
 
@@ -44,7 +114,7 @@ class Conn:
         self.profile = profile
         self.name = name
         self.watching: set[str] = set()
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(OUTBOX_LIMIT + 1)
+        self.outbox = Outbox()
         self.closed = False
         self.close_code: int | None = None
 
