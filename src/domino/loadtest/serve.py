@@ -139,16 +139,6 @@ async def serve(server: Any, lag: Path | None) -> None:
     helpers = []
     if lag is not None:
         helpers.append(asyncio.create_task(watch_lag(lag)))
-    import os
-    if os.environ.get("DOMINO_TM"):
-        async def tm() -> None:
-            import tracemalloc
-            await asyncio.sleep(2)
-            tracemalloc.take_snapshot().dump(os.environ["DOMINO_TM"] + ".base")
-            await asyncio.sleep(float(os.environ.get("DOMINO_TM_AT", "40")))
-            snap = tracemalloc.take_snapshot()
-            snap.dump(os.environ["DOMINO_TM"])
-        helpers.append(asyncio.create_task(tm()))
     try:
         await server.serve()
     finally:
