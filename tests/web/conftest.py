@@ -47,6 +47,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.skip("Debian's chromium is missing (make test installs it)")
     uvicorn = pytest.importorskip("uvicorn")
     from domino.server import create_app
+    from domino.server.run import uvicorn_config
     from domino.server.settings import Settings
     from domino.table import Timing
 
@@ -63,7 +64,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         ),
     )
     app = create_app(settings)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    # The same uvicorn choices as `domino serve` (the lean WebSocket transport included).
+    config = uvicorn_config(app, settings, log_level="warning", lifespan="on")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()

@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     from domino.i18n import t
     from domino.server import GcPolicy, Settings, create_app
+    from domino.server.run import uvicorn_config
     from domino.table import Timing
 
     timing = None
@@ -66,15 +67,5 @@ def run(args: argparse.Namespace) -> int:
     )
     app = create_app(settings)
     print(t("serve_running", url=f"{settings.base_url}/"), flush=True)
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level=args.log_level,
-        ws_max_size=settings.max_frame,
-        # No permessage-deflate: each compressing socket holds zlib state (tens of KB)
-        # and spends CPU per frame, for state messages of 2-3 KB a second.
-        ws_per_message_deflate=False,
-        proxy_headers=False,
-    )
+    uvicorn.Server(uvicorn_config(app, settings, log_level=args.log_level)).run()
     return 0

@@ -64,6 +64,13 @@ def parser() -> argparse.ArgumentParser:
         "the interpreter's defaults (to measure the difference)",
     )
     p.add_argument(
+        "--ws",
+        choices=("lean", "uvicorn"),
+        default="lean",
+        help="the WebSocket transport: domino's lean one (server/rawws.py, as domino serve) "
+        "or uvicorn's websockets-sansio with the ASGI route (to compare)",
+    )
+    p.add_argument(
         "--gc-thresholds",
         default=None,
         metavar="YOUNG,MIDDLE,OLD",
@@ -163,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from domino.server import Settings, create_app
+    from domino.server.run import uvicorn_config
 
     args = parser().parse_args(argv)
     raise_nofile()
@@ -182,16 +190,11 @@ def main(argv: list[str] | None = None) -> int:
         gc_policy=gc_policy(args),
         **extra,  # type: ignore[arg-type]
     )
-    config = uvicorn.Config(
+    config = uvicorn_config(
         create_app(settings),
-        host="127.0.0.1",
-        port=args.port,
+        settings,
+        ws=args.ws,
         log_level="warning",
-        ws_max_size=settings.max_frame,
-        # No permessage-deflate: each compressing socket holds zlib state (tens of KB)
-        # and spends CPU per frame, for state messages of 2-3 KB a second.
-        ws_per_message_deflate=False,
-        proxy_headers=False,
         backlog=args.backlog,
         timeout_graceful_shutdown=3,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
@@ -50,22 +50,93 @@ class TokenBucket:
         return True
 
 
-class _Closed(Exception):
-    """The peer went away or the server closed the connection."""
-
-
 def _error_text(code: str, ref: str | None = None, /, **params: Any) -> str:
     return p.ErrorMsg(code=code, message=t(code, **params), ref=ref).model_dump_json()
 
 
+class Socket(Protocol):
+    """What the endpoint needs of a WebSocket: two transports provide it.
+
+    :class:`AsgiSocket` (any ASGI server, Starlette's test client) and
+    :class:`domino.server.rawws.RawSocket` (the lean transport ``domino serve``
+    plugs into uvicorn).
+    """
+
+    origin: str | None
+
+    @property
+    def is_open(self) -> bool:
+        """Accepted and not closed yet."""
+        ...
+
+    async def accept(self) -> None:
+        """Complete the upgrade."""
+
+    async def receive(self) -> str:
+        """The next message as text (binary that is not UTF-8: ``"\\x00"``); raises
+        :class:`Closed` when the peer is gone."""
+        ...
+
+    async def send_text(self, text: str) -> None:
+        """Send one text message."""
+
+    async def close(self, code: int) -> None:
+        """Close (before :meth:`accept`: refuse the upgrade with HTTP 403)."""
+
+
+class Closed(Exception):
+    """The peer went away or the server closed the connection."""
+
+
+class AsgiSocket:
+    """:class:`Socket` over Starlette's ASGI WebSocket."""
+
+    __slots__ = ("origin", "ws")
+
+    def __init__(self, ws: WebSocket) -> None:
+        self.ws = ws
+        self.origin = ws.headers.get("origin")
+
+    @property
+    def is_open(self) -> bool:
+        return self.ws.application_state == WebSocketState.CONNECTED
+
+    async def accept(self) -> None:
+        await self.ws.accept()
+
+    async def receive(self) -> str:
+        try:
+            message = await self.ws.receive()
+        except WebSocketDisconnect as exc:
+            raise Closed from exc
+        if message["type"] == "websocket.disconnect":
+            raise Closed
+        if message.get("text") is not None:
+            return str(message["text"])
+        data = message.get("bytes") or b""
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return "\x00"  # not JSON: answered as bad_json
+
+    async def send_text(self, text: str) -> None:
+        await self.ws.send_text(text)
+
+    async def close(self, code: int) -> None:
+        await self.ws.close(code=code)
+
+
 async def websocket_endpoint(ws: WebSocket) -> None:
+    """Serve one ASGI socket from handshake to close."""
+    await serve_socket(ws.app.state.service, AsgiSocket(ws))
+
+
+async def serve_socket(service: Service, ws: Socket) -> None:
     """Serve one socket from handshake to close."""
-    service: Service = ws.app.state.service
     s = service.settings
-    origin = ws.headers.get("origin")
-    if origin is not None and origin.rstrip("/") not in s.allowed_origins:
+    if ws.origin is not None and ws.origin.rstrip("/") not in s.allowed_origins:
         # Closing before accept() refuses the upgrade with HTTP 403.
-        await ws.close(code=CLOSE_POLICY)
+        await ws.close(CLOSE_POLICY)
         return
     await ws.accept()
     bucket = TokenBucket(service.clock, s.bucket_burst, s.bucket_rate)
@@ -77,12 +148,12 @@ async def websocket_endpoint(ws: WebSocket) -> None:
             if conn is None:
                 # A socket that never says who it is would hold a slot for nothing.
                 try:
-                    raw = await asyncio.wait_for(_receive(ws), s.hello_timeout)
+                    raw = await asyncio.wait_for(ws.receive(), s.hello_timeout)
                 except TimeoutError:
                     await _refuse(ws, None, "hello_first", CLOSE_POLICY)
                     break
             else:
-                raw = await _receive(ws)
+                raw = await ws.receive()
             if len(raw.encode("utf-8", "surrogatepass")) > s.max_frame:
                 await _refuse(ws, conn, "frame_too_big", CLOSE_TOO_BIG, limit=s.max_frame)
                 break
@@ -116,7 +187,7 @@ async def websocket_endpoint(ws: WebSocket) -> None:
                 service.error(conn, "internal_error", getattr(msg, "ref", None))
             if conn.closed:
                 break
-    except (_Closed, WebSocketDisconnect):
+    except Closed:
         pass
     finally:
         if conn is not None:
@@ -125,37 +196,22 @@ async def websocket_endpoint(ws: WebSocket) -> None:
         if writer is not None:
             with contextlib.suppress(Exception):
                 await writer
-        elif ws.application_state == WebSocketState.CONNECTED:
+        elif ws.is_open:
             with contextlib.suppress(Exception):
-                await ws.close()
+                await ws.close(1000)
 
 
-async def _receive(ws: WebSocket) -> str:
-    message = await ws.receive()
-    if message["type"] == "websocket.disconnect":
-        raise _Closed
-    if message.get("text") is not None:
-        return str(message["text"])
-    data = message.get("bytes") or b""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "\x00"  # not JSON: answered as bad_json
-
-
-async def _refuse(
-    ws: WebSocket, conn: Conn | None, code: str, close: int, /, **params: Any
-) -> None:
+async def _refuse(ws: Socket, conn: Conn | None, code: str, close: int, /, **params: Any) -> None:
     if conn is not None:
         conn.send(p.ErrorMsg(code=code, message=t(code, **params)))
         conn.close(close)
         return
     with contextlib.suppress(Exception):
         await ws.send_text(_error_text(code, **params))
-        await ws.close(code=close)
+        await ws.close(close)
 
 
-async def _hello(ws: WebSocket, service: Service, msg: Any) -> Conn | None:
+async def _hello(ws: Socket, service: Service, msg: Any) -> Conn | None:
     if not isinstance(msg, p.Hello):
         await _refuse(ws, None, "hello_first", CLOSE_POLICY)
         return None
@@ -170,14 +226,14 @@ async def _hello(ws: WebSocket, service: Service, msg: Any) -> Conn | None:
     return Conn(pid, row["name"])
 
 
-async def _write(ws: WebSocket, conn: Conn) -> None:
+async def _write(ws: Socket, conn: Conn) -> None:
     """Drain the outbox onto the socket; close it when asked."""
     try:
         while True:
             text = await conn.outbox.get()
             try:
                 if text is None:
-                    await ws.close(code=conn.close_code or 1000)
+                    await ws.close(conn.close_code or 1000)
                     return
                 await ws.send_text(text)
             finally:
