@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, cast
 
-from .ws import Closed, serve_socket
+from .ws import Closed, error_text, serve_socket
 
 log = logging.getLogger("domino.server")
 
@@ -363,6 +363,10 @@ class SocketProtocol(asyncio.Protocol):
 
     def _fail(self, code: int) -> None:
         if not self.close_sent:
+            if code == 1009 and self.upgraded:
+                # Say why, as the socket's logic does for a message it finds too long.
+                text = error_text("frame_too_big", limit=self.max_size)
+                self._write(frame(OP_TEXT, text.encode("utf-8")))
             self._send_close(code)
         self.closed = True
         self._wake()

@@ -50,7 +50,8 @@ class TokenBucket:
         return True
 
 
-def _error_text(code: str, ref: str | None = None, /, **params: Any) -> str:
+def error_text(code: str, ref: str | None = None, /, **params: Any) -> str:
+    """The JSON text of an ``error`` message."""
     return p.ErrorMsg(code=code, message=t(code, **params), ref=ref).model_dump_json()
 
 
@@ -207,7 +208,7 @@ async def _refuse(ws: Socket, conn: Conn | None, code: str, close: int, /, **par
         conn.close(close)
         return
     with contextlib.suppress(Exception):
-        await ws.send_text(_error_text(code, **params))
+        await ws.send_text(error_text(code, **params))
         await ws.close(close)
 
 
