@@ -141,3 +141,18 @@ def test_a_socket_that_never_says_hello_is_closed(tmp_path: Path) -> None:
             assert info.value.code == 1008
         finally:
             ws.__exit__(None, None, None)
+
+
+def test_sign_ins_per_address_have_a_budget(tmp_path: Path) -> None:
+    with harness(tmp_path, signin_burst=3, signin_rate=0.5) as h:
+        for name in ("Anna", "Ben", "Cem"):
+            h.guest(name)
+        r = h.tc.post("/api/guest", json={"name": "Dora"})
+        assert r.status_code == 429
+        err = r.json()["error"]
+        assert err["code"] == "too_many_signins" and "Anmeldungen" in err["message"]
+        login = h.tc.post("/api/login", json={"name": "Dora", "password": "geheim123"})
+        assert login.status_code == 429  # logins spend the same budget (no password guessing)
+        h.clock.advance(2.0)  # one more sign-in after 2 s at 0.5 per second
+        assert h.tc.post("/api/guest", json={"name": "Dora"}).status_code == 201
+        assert h.tc.post("/api/guest", json={"name": "Emil"}).status_code == 429

@@ -56,6 +56,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         host="127.0.0.1",
         port=port,
         data_dir=tmp_path_factory.mktemp("domino-data"),
+        signin_burst=float("inf"),  # every browser of the session signs in from 127.0.0.1
         timing=Timing(
             bot_delay=(0.05, 0.12),
             bot_step_delay=(0.03, 0.06),

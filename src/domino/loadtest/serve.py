@@ -188,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         data_dir=args.data,
         timing=FAST if args.pace == "fast" else None,
         gc_policy=gc_policy(args),
+        # Every simulated person signs up from 127.0.0.1: no sign-in budget per address.
+        signin_burst=float("inf"),
         **extra,  # type: ignore[arg-type]
     )
     config = uvicorn_config(

@@ -19,11 +19,12 @@ import domino
 from domino.i18n import CATALOGUES, t
 
 from . import protocol as p
+from .clock import Clock
 from .lobby import LobbyError, normalize_code
 from .people import PeopleError, profile_out
 from .service import Service
 from .settings import Settings
-from .ws import websocket_endpoint
+from .ws import TokenBucket, websocket_endpoint
 
 WEB_DIR = Path(domino.__file__).parent / "web"
 
@@ -36,6 +37,40 @@ def _bearer(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+class AddressLimit:
+    """A token bucket per client address (sign-ins: guests, accounts, logins).
+
+    Forgotten once full again, so the table holds only addresses active lately.
+    """
+
+    def __init__(self, settings: Settings, clock: Clock) -> None:
+        self.burst = settings.signin_burst
+        self.rate = settings.signin_rate
+        self.clock = clock
+        self.buckets: dict[str, TokenBucket] = {}
+
+    def take(self, address: str) -> bool:
+        """Spend one sign-in for ``address``; ``False`` when its budget is used up."""
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            if len(self.buckets) >= PRUNE_AT:
+                self._prune()
+            bucket = self.buckets[address] = TokenBucket(self.clock, self.burst, self.rate)
+        return bucket.take()
+
+    def _prune(self) -> None:
+        now = self.clock.now()
+        full = [
+            a for a, b in self.buckets.items() if b.tokens + (now - b.last) * b.rate >= b.burst
+        ]
+        for a in full:
+            del self.buckets[a]
+
+
+#: Addresses remembered before the full ones are forgotten.
+PRUNE_AT = 10_000
 
 
 class _SocketRoute:
@@ -99,22 +134,32 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise PeopleError("bad_token", 401)
         return pid
 
+    signins = AddressLimit(settings, service.clock)
+
+    def _signin_budget(request: Request) -> None:
+        address = request.client.host if request.client else "?"
+        if not signins.take(address):
+            raise PeopleError("too_many_signins", 429)
+
     @app.post("/api/guest", status_code=201, response_model=p.AuthOut)
-    async def guest(body: p.GuestIn) -> p.AuthOut:
+    async def guest(body: p.GuestIn, request: Request) -> p.AuthOut:
         """*Als Gast spielen*: a name makes a guest profile and its token."""
+        _signin_budget(request)
         token, row = await service.people.guest(body.name)
         return p.AuthOut(token=token, profile=profile_out(row))
 
     @app.post("/api/account", status_code=201, response_model=p.AuthOut)
     async def account(body: p.AccountIn, request: Request) -> p.AuthOut:
         """Make an account; a guest's token turns that guest into it."""
+        _signin_budget(request)
         current = await _me(request) if _bearer(request) else None
         token, row = await service.people.account(body.name, body.password, current)
         return p.AuthOut(token=token or _bearer(request) or "", profile=profile_out(row))
 
     @app.post("/api/login", response_model=p.AuthOut)
-    async def login(body: p.AccountIn) -> p.AuthOut:
+    async def login(body: p.AccountIn, request: Request) -> p.AuthOut:
         """Sign in to an account: a new token."""
+        _signin_budget(request)
         token, row = await service.people.login(body.name, body.password)
         return p.AuthOut(token=token, profile=profile_out(row))
 

@@ -43,6 +43,10 @@ class Settings:
     bucket_burst: float = 30.0
     bucket_rate: float = 10.0
     max_bad_messages: int = 5
+    # Guest sign-ups, account creations and logins per client address (a token bucket):
+    # a burst, then so many per second.
+    signin_burst: float = 30.0
+    signin_rate: float = 0.2
     hello_timeout: float = 20.0  # real seconds a new socket has to say hello
     name_max: int = 24
     password_min: int = 8
