@@ -405,6 +405,8 @@ class SocketProtocol(asyncio.Protocol):
             b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             b"Sec-WebSocket-Accept: " + self._accept_header.encode("ascii") + b"\r\n\r\n"
         )
+        if self.closed:
+            return  # the peer left before the upgrade was answered
         self._keepalive.add(self)
         if self.buffer:  # frames sent right behind the request
             try:
