@@ -156,3 +156,21 @@ def test_sign_ins_per_address_have_a_budget(tmp_path: Path) -> None:
         h.clock.advance(2.0)  # one more sign-in after 2 s at 0.5 per second
         assert h.tc.post("/api/guest", json={"name": "Dora"}).status_code == 201
         assert h.tc.post("/api/guest", json={"name": "Emil"}).status_code == 429
+
+
+def test_the_sign_in_table_forgets_addresses(monkeypatch: pytest.MonkeyPatch) -> None:
+    from domino.server import FakeClock, Settings
+    from domino.server import app as app_module
+
+    monkeypatch.setattr(app_module, "PRUNE_AT", 4)
+    clock = FakeClock()
+    limit = app_module.AddressLimit(Settings(signin_burst=2, signin_rate=1.0), clock)
+    for a in ("a", "b", "c", "d"):
+        assert limit.take(a)
+    clock.advance(5.0)  # every bucket full again: all forgotten at the next new address
+    assert limit.take("e") and set(limit.buckets) == {"e"}
+    for a in ("f", "g", "h"):
+        assert limit.take(a)
+    assert limit.take("i")  # four still spending: the older half goes
+    assert set(limit.buckets) == {"g", "h", "i"}
+    assert limit.take("i") and not limit.take("i")  # its budget is its own

@@ -67,6 +67,11 @@ class AddressLimit:
         ]
         for a in full:
             del self.buckets[a]
+        if len(self.buckets) >= PRUNE_AT:
+            # Many addresses, all still spending: forget the older half rather than
+            # scanning them all again for each new one.
+            for a in list(self.buckets)[: len(self.buckets) // 2]:
+                del self.buckets[a]
 
 
 #: Addresses remembered before the full ones are forgotten.

@@ -486,10 +486,11 @@ class Database:
             con.execute("BEGIN IMMEDIATE")
             try:
                 con.executemany(sql, [(r["match_id"], r["idx"], r["entry"]) for r in rows])
+                con.execute("COMMIT")
             except BaseException:
-                con.execute("ROLLBACK")
+                if con.in_transaction:  # never leave the appender inside a transaction
+                    con.execute("ROLLBACK")
                 raise
-            con.execute("COMMIT")
 
         try:
             commit([r for rows, _ in batch for r in rows])
