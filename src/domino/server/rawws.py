@@ -70,12 +70,9 @@ def _unmask(payload: bytes, mask: bytes) -> bytes:
     )
 
 
-def _http_error(status: str, body: str = "") -> bytes:
-    data = body.encode()
-    return (
-        f"HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\n"
-        f"content-length: {len(data)}\r\nconnection: close\r\n\r\n"
-    ).encode() + data
+def _http_error(status: str) -> bytes:
+    # The status line says it all (a malformed upgrade never comes from our client).
+    return f"HTTP/1.1 {status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".encode()
 
 
 class _ProtocolError(Exception):
@@ -240,7 +237,7 @@ class SocketProtocol(asyncio.Protocol):
                 value = value.strip()
                 headers[key] = f"{headers[key]}, {value}" if key in headers else value
         if len(parts) != 3 or parts[0] != "GET":
-            self._reject("400 Bad Request", "Expected GET")
+            self._reject("400 Bad Request")
             return
         if parts[1].partition("?")[0] != "/ws":
             self._reject("404 Not Found")
@@ -249,16 +246,16 @@ class SocketProtocol(asyncio.Protocol):
         connection = {t.strip() for t in headers.get("connection", "").lower().split(",")}
         key = headers.get("sec-websocket-key", "")
         if upgrade != "websocket" or "upgrade" not in connection or not key:
-            self._reject("400 Bad Request", "Missing or invalid WebSocket headers")
+            self._reject("400 Bad Request")
             return
         try:
             if len(base64.b64decode(key, validate=True)) != 16:
                 raise ValueError(key)
         except ValueError:
-            self._reject("400 Bad Request", "Invalid Sec-WebSocket-Key")
+            self._reject("400 Bad Request")
             return
         if headers.get("sec-websocket-version") != "13":
-            self._reject("426 Upgrade Required", "")
+            self._reject("426 Upgrade Required")
             return
         self.origin = headers.get("origin")
         self._accept_header = accept_key(key)
@@ -267,11 +264,11 @@ class SocketProtocol(asyncio.Protocol):
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    def _reject(self, status: str, body: str = "") -> None:
+    def _reject(self, status: str) -> None:
         assert self.transport is not None
         self.handshaken = True
         self.closed = True
-        self.transport.write(_http_error(status, body))
+        self.transport.write(_http_error(status))
         self.transport.close()
 
     # -- frames -------------------------------------------------------------------------------
