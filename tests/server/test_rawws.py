@@ -12,8 +12,6 @@ import json
 import os
 import socket
 import struct
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,36 +32,18 @@ from domino.server.rawws import (
     SocketProtocol,
     accept_key,
 )
-from domino.server.run import uvicorn_config
+from domino.server.run import free_port, serving_in_thread
 
 TIMEOUT = 10.0  # a bound on a dead server, never a timing assertion
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import uvicorn
-
-    port = _free_port()
-    settings = Settings(host="127.0.0.1", port=port, data_dir=tmp_path_factory.mktemp("rawws"))
-    app = create_app(settings)
-    srv = uvicorn.Server(uvicorn_config(app, settings, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(400):  # waiting for start-up, not an assertion
-        if srv.started:
-            break
-        time.sleep(0.025)
-    else:
-        pytest.fail("the server did not start")
-    yield f"127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    settings = Settings(
+        host="127.0.0.1", port=free_port(), data_dir=tmp_path_factory.mktemp("rawws")
+    )
+    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
+        yield url.removeprefix("http://")
 
 
 def _token(base: str) -> str:

@@ -6,7 +6,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ import httpx
 from websockets.sync.client import connect
 
 from domino.server import FakeClock
+from domino.server.run import free_port
 
 from .harness import FAST, answered, harness, latest_state, lobby_with_bots, play_out, start
 
@@ -116,12 +116,6 @@ def test_an_unstored_entry_is_never_announced(tmp_path: Path) -> None:
 
 
 # -- a real process, killed with SIGKILL --------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _serve(data: Path, port: int) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
         [
@@ -163,7 +157,7 @@ def _recv_state(ws: Any, pred: Any) -> dict[str, Any]:
 
 
 def test_kill_9_loses_nothing(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     proc = _serve(tmp_path, port)
     try:

@@ -8,9 +8,6 @@ while every screen can still be seen and photographed.
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,23 +32,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is missing (make test installs it)")
-    uvicorn = pytest.importorskip("uvicorn")
     from domino.server import create_app
-    from domino.server.run import uvicorn_config
+    from domino.server.run import free_port, serving_in_thread
     from domino.server.settings import Settings
     from domino.table import Timing
 
-    port = _free_port()
+    port = free_port()
     settings = Settings(
         host="127.0.0.1",
         port=port,
@@ -64,22 +54,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             grace=1.0,
         ),
     )
-    app = create_app(settings)
     # The same uvicorn choices as `domino serve` (the lean WebSocket transport included).
-    config = uvicorn_config(app, settings, log_level="warning", lifespan="on")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    # Waiting for start-up (not an assertion): uvicorn flips `started` once it listens.
-    for _ in range(400):
-        if srv.started:
-            break
-        time.sleep(0.025)
-    else:
-        pytest.fail("the test server did not start")
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

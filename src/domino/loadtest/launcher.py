@@ -11,8 +11,9 @@ from pathlib import Path
 
 import httpx
 
+from domino.server.run import free_port
+
 from .procstat import Sample, sample
-from .serve import free_port
 
 #: How long a start may take before the driver gives up (seconds). Generous: on a
 #: machine shared with busy neighbours a start has taken over 30 s.

@@ -18,7 +18,6 @@ import asyncio
 import cProfile
 import gc
 import json
-import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -31,13 +30,6 @@ from .procstat import raise_nofile
 
 #: Table timing for the crash test: bots and round pauses in tens of milliseconds.
 FAST = Timing(bot_delay=(0.02, 0.05), bot_step_delay=(0.01, 0.02), round_pause=0.2, grace=10.0)
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def parser() -> argparse.ArgumentParser:

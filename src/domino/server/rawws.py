@@ -129,7 +129,6 @@ class SocketProtocol(asyncio.Protocol):
         "origin",
         "ping_sent",
         "service",
-        "task",
         "tasks",
         "transport",
         "upgraded",
@@ -164,7 +163,6 @@ class SocketProtocol(asyncio.Protocol):
         self._paused_reading = False
         self._writable: asyncio.Future[None] | None = None
         self._close_timer: asyncio.TimerHandle | None = None
-        self.task: asyncio.Task[None] | None = None
         self.last_seen = 0.0
         self.ping_sent: float | None = None
 
@@ -260,7 +258,6 @@ class SocketProtocol(asyncio.Protocol):
         self.origin = headers.get("origin")
         self._accept_header = accept_key(key)
         task = asyncio.get_running_loop().create_task(serve_socket(self.service, RawSocket(self)))
-        self.task = task
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 

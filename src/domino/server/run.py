@@ -9,6 +9,11 @@ and spends CPU per frame, for state messages of 2–3 KB), frames limited to
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import uvicorn
@@ -34,4 +39,33 @@ def uvicorn_config(app: FastAPI, settings: Settings, *, ws: str = "lean", **extr
     return uvicorn.Config(app, **options)
 
 
-__all__ = ["uvicorn_config"]
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serving_in_thread(app: FastAPI, settings: Settings, **extra: Any) -> Iterator[str]:
+    """Serve ``app`` as :func:`uvicorn_config` says, in a background thread, while inside.
+
+    Yields the base URL once uvicorn listens (tests that drive a real server from the
+    same process: the browser tests, the transport tests).
+    """
+    server = uvicorn.Server(uvicorn_config(app, settings, **extra))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10.0
+    while not server.started:  # uvicorn flips `started` once it listens
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the server did not start")
+        time.sleep(0.025)
+    try:
+        yield f"http://{settings.host}:{settings.port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+__all__ = ["free_port", "serving_in_thread", "uvicorn_config"]
