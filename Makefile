@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: run test lint types unit chromium demo clean bench
+.PHONY: run test lint types unit chromium demo clean bench screenshots
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -40,6 +40,11 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 test: $(STAMP) chromium lint types unit
+
+# The committed screenshots (docs/screenshots) change only through this target; the browser
+# tests write theirs to the ignored test-artifacts/ otherwise.
+screenshots: $(STAMP) chromium
+	DOMINO_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/web
 
 bench: $(STAMP)
 	$(BIN)/pip install -q -e '.[dev,bench]'

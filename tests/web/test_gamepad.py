@@ -71,10 +71,18 @@ def test_whole_match_with_a_controller(server: str, browser: Any) -> None:
     used = {"b": False, "lb_rb": 0, "a": 0}
 
     def focus_tile(p: Any, index: int) -> None:
-        # Down into the hand, all the way left, then right to the tile.
-        press(p, DOWN)
-        if p.evaluate("!document.activeElement?.dataset?.tile"):
+        # Into the hand (the focus stays there after a play; up from the actions, down from
+        # the ends or from nowhere), all the way left, then right to the tile.
+        where = p.evaluate(
+            "(() => { const a = document.activeElement;"
+            " return a?.dataset?.tile ? 'hand' : a?.closest('.actions') ? 'actions' : 'other'; })()"
+        )
+        if where == "actions":
+            press(p, UP)
+        elif where == "other":
             press(p, DOWN)
+            if p.evaluate("!document.activeElement?.dataset?.tile"):
+                press(p, DOWN)
         hand = p.locator(".hand .tile-btn").count()
         press(p, *([LEFT] * hand), *([RIGHT] * index))
 

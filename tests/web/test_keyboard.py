@@ -96,3 +96,61 @@ def test_whole_match_with_keyboard_only(server: str, browser: Any) -> None:
     assert seen["esc"] and seen["ends"]
     page.locator(MATCH_END).wait_for()
     assert_no_js_errors(page)
+
+
+def test_focus_on_an_end_survives_a_rerender(server: str, browser: Any) -> None:
+    """The board redraws itself (a resize, a message line, a snapshot): the focus stays put.
+
+    A keyboard player who walked up to an open end must not lose it when the board is laid out
+    again, which happens whenever the dock changes height (the hint line after a selection).
+    """
+    from webplay import open_lobby_with_bots, sign_in_as_guest, start_match, wait_for_turn_or_end
+
+    page = new_page(browser, viewport={"width": 1280, "height": 800})
+    sign_in_as_guest(page, server, "Fokus")
+    open_lobby_with_bots(page, ["anfaenger"])
+    start_match(page)
+    while True:
+        assert wait_for_turn_or_end(page) == "turn"
+        tiles = playable(page)
+        if tiles and tiles[0][0] < 9:
+            break
+        before = page.locator(".table-screen").get_attribute("data-v")
+        page.keyboard.press("D" if page.locator(".action.draw").is_enabled() else "P")
+        page.wait_for_function(
+            "v => document.querySelector('.table-screen')?.dataset.v !== v", arg=before
+        )
+    i, _tile, fits = tiles[0]
+    end = fits.split()[0]
+    page.keyboard.press(str(i + 1))
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowLeft" if end == "L" else "ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.end") == end
+    # The board is laid out again: a new size, then two animation frames for the observer.
+    page.set_viewport_size({"width": 1180, "height": 760})
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert page.evaluate("document.activeElement.dataset.end") == end
+    # Enter on the end still plays there.
+    before = page.locator(".table-screen").get_attribute("data-v")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "v => document.querySelector('.table-screen')?.dataset.v !== v", arg=before
+    )
+    # A tile played from the hand with its key leaves the focus in the hand, not on the page.
+    while wait_for_turn_or_end(page) == "turn":
+        tiles = playable(page)
+        before = page.locator(".table-screen").get_attribute("data-v")
+        if not tiles or tiles[0][0] >= 9 or page.locator(".hand .tile-btn").count() < 2:
+            page.keyboard.press("D" if page.locator(".action.draw").is_enabled() else "P")
+            page.wait_for_function(
+                "v => document.querySelector('.table-screen')?.dataset.v !== v", arg=before
+            )
+            continue
+        page.keyboard.press(str(tiles[0][0] + 1))
+        page.keyboard.press(tiles[0][2].split()[0])
+        page.wait_for_function(
+            "v => document.querySelector('.table-screen')?.dataset.v !== v", arg=before
+        )
+        assert page.evaluate("!!document.activeElement?.dataset?.tile")
+        break
+    assert_no_js_errors(page)

@@ -51,3 +51,15 @@ export function refocus(root, key) {
   }
   return false;
 }
+
+/**
+ * Run `render`, which rebuilds `container`; if the keyboard focus was inside it, put it back on
+ * the element with the same data-focus-key. A redraw (a resize, a snapshot, a selection) must
+ * never take the place of a keyboard or controller player.
+ */
+export function keepFocus(container, render) {
+  const el = document.activeElement;
+  const key = el && el !== document.body && container.contains(el) ? el.dataset?.focusKey : null;
+  render();
+  if (key && !container.contains(document.activeElement)) refocus(container, key);
+}

@@ -4,7 +4,7 @@
 // (docs/match-state.md) and offers exactly the moves in `view.legal`; the player's choice goes
 // back through `send`. Click-click, drag and keys all end in one function, `tryPlay`.
 
-import { h, clear, refocus } from "./dom.js";
+import { h, clear, refocus, keepFocus } from "./dom.js";
 import { t } from "./i18n.js";
 import { layout, UNIT } from "./snake.js";
 import { tileFace, tileSvg, tileBack } from "./tiles.js";
@@ -329,11 +329,11 @@ export class TableView {
       this.me === null ? h("span.chip.spectator", { "data-testid": "spectator-label" }, t("table.spectator")) : null,
       h("span.spacer"),
       this.me !== null && this.state.phase !== "match_over"
-        ? h("button.link.leave", { type: "button", onclick: () => this.leave(), "aria-label": t("table.leave") },
+        ? h("button.link.leave", { type: "button", dataset: { focusKey: "b:leave" }, onclick: () => this.leave(), "aria-label": t("table.leave") },
             h("span.long", {}, t("table.leave")), h("span.short", { "aria-hidden": "true" }, t("lobby.leave")))
         : null,
-      this.me === null ? h("button.link", { type: "button", onclick: () => this.hooks.home() }, t("ui.back")) : null,
-      h("button.icon-btn", { type: "button", onclick: () => this.hooks.help(), "aria-label": t("ui.help") }, "?"),
+      this.me === null ? h("button.link", { type: "button", dataset: { focusKey: "b:home" }, onclick: () => this.hooks.home() }, t("ui.back")) : null,
+      h("button.icon-btn", { type: "button", dataset: { focusKey: "b:help" }, onclick: () => this.hooks.help(), "aria-label": t("ui.help") }, "?"),
       ].filter(Boolean),
     );
   }
@@ -428,6 +428,10 @@ export class TableView {
   }
 
   renderEnds() {
+    keepFocus(this.endsEl, () => this.drawEnds());
+  }
+
+  drawEnds() {
     clear(this.endsEl);
     const v = this.state?.view;
     if (!v || !this.lay?.ends || !(v.line || []).length || v.result) return;
@@ -471,6 +475,10 @@ export class TableView {
   // ---- the dock: own card, hand, actions ------------------------------------------------------
 
   renderDock() {
+    keepFocus(this.dockEl, () => this.drawDock());
+  }
+
+  drawDock() {
     const s = this.state;
     if (!s) return;
     const v = s.view || {};
@@ -526,7 +534,7 @@ export class TableView {
     );
     const info = s.seats?.[this.me] || {};
     if (info.standin) {
-      this.actionsEl.append(h("button.action.back", { type: "button", onclick: () => this.hooks.send({ type: "back", match: s.match || s.match_id }) }, t("table.im_back")));
+      this.actionsEl.append(h("button.action.back", { type: "button", dataset: { focusKey: "a:back" }, onclick: () => this.hooks.send({ type: "back", match: s.match || s.match_id }) }, t("table.im_back")));
     }
     this.dockEl.classList.toggle("my-turn", mine);
   }
