@@ -58,7 +58,14 @@ export class TileDrag {
     if (!d || ev.pointerId !== d.id) return;
     const end = d.started ? this.endAt(ev.clientX, ev.clientY) : null;
     this.stop();
-    if (!d.started) return; // a plain press: the click handler does the rest
+    if (!d.started) {
+      // A plain press (a tap, a click) acts here, not in the click that follows: a redraw
+      // between press and release (a snapshot, the clock) replaces the button under the
+      // pointer, and the browser then sends no click at all. Pointer clicks on tiles are
+      // therefore ignored (TableView.onTileClick); keyboard and controller clicks still act.
+      if (ev.type === "pointerup") this.view.activateTile(d.tile);
+      return;
+    }
     this.swallow = true;
     setTimeout(() => (this.swallow = false), 0);
     if (end) this.view.tryPlay(d.tile, end);

@@ -540,7 +540,9 @@ export class TableView {
   }
 
   onTileClick(ev, tile) {
-    if (this.dragger.consumeClick()) return;
+    // A click made by a pointer was already acted on at pointerup (TileDrag.up); only a click
+    // without one (Enter or Space on the focused tile, the controller's A) acts here.
+    if (this.dragger.consumeClick() || ev.detail > 0) return;
     this.activateTile(tile);
   }
 
