@@ -1,11 +1,16 @@
-"""Meister: guesses agree with the view, decisions are reproducible and anytime."""
+"""Meister: guesses agree with the view, decisions are reproducible and anytime
+(a time budget on an injected clock cuts the search, never a real clock)."""
 
 import random
 
+import pytest
+
+from domino.bots import make_bot
 from domino.bots.knowledge import infer
-from domino.bots.meister import Meister, candidates, guess
-from domino.rules import WITH, MatchState, Mode, RoundState, Rules, view
-from domino.rules.sample import check
+from domino.bots.meister import DEFAULT_PLAYOUTS, MIN_GUESSES, Meister, candidates, guess
+from domino.bots.profi import profi_score
+from domino.rules import WITH, MatchState, Mode, Move, RoundState, Rules, SeatView, view
+from domino.rules.sample import check, playout
 
 
 def _busy_positions(rules: Rules, count: int) -> list[tuple[RoundState, int]]:
@@ -59,3 +64,89 @@ def test_an_injected_deadline_stops_the_search_early() -> None:
     move = Meister("d", playouts=10_000, deadline=deadline).choose(view(r, seat))
     assert move in view(r, seat).legal
     assert len(calls) == 2
+
+
+class StepClock:
+    """A fake monotonic clock: every reading is ``step`` seconds after the previous one."""
+
+    def __init__(self, step: float = 1.0) -> None:
+        self.step = step
+        self.t = 0.0
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        self.t += self.step
+        return self.t
+
+
+def _best_over(seed: str, v: SeatView, n_guesses: int) -> Move:
+    """What Meister's search plays after exactly ``n_guesses`` guesses (written out again)."""
+    rng = random.Random(seed)
+    cands = candidates(v)
+    know = infer(v)
+    assert v.seat is not None
+    side, others = v.rules.side_of(v.seat), v.rules.sides - 1
+    totals = [0.0] * len(cands)
+    for _ in range(n_guesses):
+        hyp = guess(know, v, rng)
+        for k, m in enumerate(cands):
+            pts = playout(v, hyp, m)
+            totals[k] += pts[side] - (sum(pts) - pts[side]) / others
+    best = max(
+        range(len(cands)),
+        key=lambda k: (
+            totals[k],
+            profi_score(v, know, cands[k]) if cands[k].is_play else -1e9,
+            -cands[k].index,
+        ),
+    )
+    return cands[best]
+
+
+def test_a_time_budget_on_an_injected_clock_stops_with_the_best_move_so_far() -> None:
+    positions = _busy_positions(Rules.preset(Mode.KLASSISCH, 4, pairs=True), 4)
+    positions += _busy_positions(Rules(seats=2), 4)
+    for r, seat in positions:
+        v = view(r, seat)
+        clock = StepClock(1.0)
+        # One reading when the decision starts, one after every guess: 5 s pass in 5 guesses.
+        move = Meister("b", budget=5.0, clock=clock).choose(v)
+        assert clock.reads == 1 + 5
+        assert move in v.legal
+        assert move == _best_over("b", v, 5)
+        # Reproducible: the same fake clock gives the same choice.
+        assert Meister("b", budget=5.0, clock=StepClock(1.0)).choose(v) == move
+
+
+def test_a_budget_of_zero_still_searches_one_guess() -> None:
+    r, seat = _busy_positions(Rules(seats=2), 1)[0]
+    v = view(r, seat)
+    clock = StepClock(0.001)
+    move = Meister("z", budget=0.0, clock=clock).choose(v)
+    assert clock.reads == 2 and move == _best_over("z", v, 1)
+
+
+def test_an_unlimited_or_unspent_budget_plays_as_the_full_search() -> None:
+    for r, seat in _busy_positions(Rules(seats=2), 4):
+        v = view(r, seat)
+        full = Meister("u").choose(v)
+        assert Meister("u", budget=None, clock=StepClock()).choose(v) == full
+        # A clock that hardly moves: the whole search fits in the budget.
+        clock = StepClock(1e-9)
+        assert Meister("u", budget=1.0, clock=clock).choose(v) == full
+        # It looked after every guess, and did them all.
+        assert clock.reads == 1 + max(MIN_GUESSES, -(-DEFAULT_PLAYOUTS // len(candidates(v))))
+
+
+def test_make_bot_hands_the_budget_to_meister_only() -> None:
+    clock = StepClock()
+    m = make_bot("meister", "s", budget=0.15, clock=clock)
+    assert isinstance(m, Meister) and m.budget == 0.15 and m.clock is clock
+    for level in ("anfaenger", "fortgeschritten", "profi"):
+        make_bot(level, "s", budget=0.15, clock=clock)  # accepted, nothing to cut
+    assert clock.reads == 0
+    with pytest.raises(ValueError):
+        make_bot("meister", "s", budget=0.15)  # a budget needs a clock
+    with pytest.raises(ValueError):
+        Meister("s", budget=-1.0, clock=clock)

@@ -8,14 +8,15 @@
 True
 
 Bots are pure: they see only a :class:`~domino.rules.SeatView`, read no
-clock (Meister accepts an injected ``deadline`` callable) and draw chance
-only from their own ``random.Random``. Each reconstructs what it needs from
-``view.history``, so a fresh bot taking over mid-round plays as well as one
-that watched from the start.
+clock (Meister accepts a time ``budget`` with an injected ``clock``, and a
+``deadline`` predicate) and draw chance only from their own ``random.Random``.
+Each reconstructs what it needs from ``view.history``, so a fresh bot taking
+over mid-round plays as well as one that watched from the start.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 from .base import Bot
@@ -33,11 +34,22 @@ LEVEL_NAMES: Final = {
 }
 
 
-def make_bot(level: str, seed: object = None) -> Bot:
+def make_bot(
+    level: str,
+    seed: object = None,
+    *,
+    budget: float | None = None,
+    clock: Callable[[], float] | None = None,
+) -> Bot:
     """A new bot of ``level`` (one of :data:`LEVELS`) with its own generator seeded by ``seed``.
 
-    Raises :class:`ValueError` for an unknown level.
+    ``budget`` is the time (seconds, measured on ``clock``, a monotonic-time
+    callable the caller supplies) a decision may take; ``None`` is no limit.
+    Only Meister searches long enough to need one; the other levels ignore it.
+    Raises :class:`ValueError` for an unknown level, or a budget without a clock.
     """
+    if budget is not None and clock is None:
+        raise ValueError("A time budget needs a clock to measure it with.")
     if level == "anfaenger":
         return Anfaenger(seed)
     if level == "fortgeschritten":
@@ -45,7 +57,7 @@ def make_bot(level: str, seed: object = None) -> Bot:
     if level == "profi":
         return Profi(seed)
     if level == "meister":
-        return Meister(seed)
+        return Meister(seed, budget=budget, clock=clock)
     raise ValueError(f"Unknown bot level {level!r}; choose one of {', '.join(LEVELS)}.")
 
 

@@ -10,9 +10,13 @@ guesses serve every candidate, so differences come from the moves, not from
 luck of the draw.
 
 The budget is a number of playouts, so a decision is deterministic given
-the seed. An optional ``deadline`` callable (injected; Meister never reads a
-clock) makes the search anytime: it stops after the guess in progress once
-``deadline()`` is true, with at least one guess done.
+the seed. The search is anytime: with a time ``budget`` (seconds) and a
+``clock`` (a monotonic-time callable the caller injects; Meister never reads
+a clock itself) it stops after the guess in progress once ``budget`` seconds
+have passed since ``choose`` began, and plays the best move over the guesses
+done so far (at least one). An optional ``deadline`` predicate stops it the
+same way. A cut search depends on timing, so its caller must log the move
+(the table does) rather than ask again on a replay.
 """
 
 from __future__ import annotations
@@ -105,13 +109,22 @@ class Meister:
         *,
         playouts: int = DEFAULT_PLAYOUTS,
         deadline: Callable[[], bool] | None = None,
+        budget: float | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
+        if budget is not None and clock is None:
+            raise ValueError("A time budget needs a clock to measure it with.")
+        if budget is not None and budget < 0:
+            raise ValueError("A time budget cannot be negative.")
         self.rng = random.Random(str(seed))
         self.playouts = playouts
         self.deadline = deadline
+        self.budget = budget
+        self.clock = clock
 
     def choose(self, view: SeatView) -> Move:
-        """The candidate with the best average margin over the guesses."""
+        """The candidate with the best average margin over the guesses (done in time)."""
+        stop = self._stop()
         cands = candidates(view)
         if len(cands) == 1:
             return cands[0]
@@ -128,7 +141,7 @@ class Meister:
                 pts = playout(view, hyp, m)
                 mine = pts[side]
                 totals[k] += mine - (sum(pts) - mine) / others
-            if self.deadline is not None and self.deadline():
+            if stop is not None and stop():
                 break
         # Ties (rare with margins) go to Profi's preference, then the lower move index.
         best = max(
@@ -140,3 +153,13 @@ class Meister:
             ),
         )
         return cands[best]
+
+    def _stop(self) -> Callable[[], bool] | None:
+        """The predicate that ends this decision's search early, or ``None`` (never)."""
+        deadline, budget, clock = self.deadline, self.budget, self.clock
+        if budget is None or clock is None:
+            return deadline
+        end = clock() + budget
+        if deadline is None:
+            return lambda: clock() >= end
+        return lambda: deadline() or clock() >= end

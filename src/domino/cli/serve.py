@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 
@@ -23,8 +24,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--public-url", default=None, help="address people open (for share links)")
     p.add_argument("--bot-delay", default=None, help="MIN,MAX seconds a bot waits before its move")
     p.add_argument("--round-pause", type=float, default=None, help="seconds between rounds")
+    p.add_argument(
+        "--bot-budget",
+        type=bot_budget,
+        default=argparse.SUPPRESS,  # absent: the server's default (Settings.bot_budget)
+        metavar="SECONDS",
+        help="time a bot's decision may take, then Meister plays its best so far "
+        "(default 0.15; 'off': no limit)",
+    )
     p.add_argument("--log-level", default="info", help="uvicorn log level")
     p.set_defaults(func=run)
+
+
+def bot_budget(text: str) -> float | None:
+    """``--bot-budget``: seconds (at least 0), or ``off`` for no limit (``None``)."""
+    if text.strip().lower() in ("off", "none"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError("a budget cannot be negative")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         timing=timing,
         gc_policy=GcPolicy(),
     )
+    if hasattr(args, "bot_budget"):
+        settings = dataclasses.replace(settings, bot_budget=args.bot_budget)
     app = create_app(settings)
     print(t("serve_running", url=f"{settings.base_url}/"), flush=True)
     uvicorn.Server(uvicorn_config(app, settings, log_level=args.log_level)).run()

@@ -223,6 +223,7 @@ class MatchRunner:
                 stored,
                 self.service.clock.now(),
                 timing=self.service.settings.timing,
+                bot_budget=self.service.settings.bot_budget,
             )
         except Exception:
             log.exception("match %s cannot be recovered; stopping it", self.id)

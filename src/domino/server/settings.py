@@ -12,6 +12,8 @@ from .gcpolicy import GcPolicy
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+#: Seconds a bot's decision may take on a serving table (Meister then plays its best so far).
+DEFAULT_BOT_BUDGET = 0.15
 
 
 @dataclass(frozen=True)
@@ -21,7 +23,9 @@ class Settings:
     ``db_url`` defaults to SQLite in ``data_dir``; a ``postgresql+asyncpg://``
     URL selects PostgreSQL. ``origins`` is the WebSocket Origin allowlist
     (``None``: the server's own address). ``timing`` is passed to every
-    :class:`domino.table.Table` (``None``: the table's defaults).
+    :class:`domino.table.Table` (``None``: the table's defaults). ``bot_budget`` is
+    the time a bot's decision may take (``None``: no limit), measured by the table
+    on ``time.perf_counter``.
     ``table_prefix`` lets parallel test runs share one PostgreSQL database.
     """
 
@@ -33,6 +37,7 @@ class Settings:
     public_url: str | None = None
     clock: Clock = field(default_factory=SystemClock)
     timing: Any = None
+    bot_budget: float | None = DEFAULT_BOT_BUDGET
     table_prefix: str = ""
     # Where match seeds come from; None = ``secrets`` (tests pass a seeded source so a
     # failing deal can be replayed).

@@ -10,7 +10,14 @@ pause after a round) are derived from the entries' times, which makes the
 whole table a function of (rules, seats, seed, log).
 
 Nothing here reads a clock or sleeps: the caller passes ``now`` and calls
-:meth:`Table.advance` at :meth:`Table.next_wakeup`.
+:meth:`Table.advance` at :meth:`Table.next_wakeup`. The one exception is a
+bot's decision budget (``bot_budget`` seconds, measured on ``bot_clock``,
+``time.perf_counter`` unless injected): it only cuts Meister's search short,
+and the move it leads to is logged like any other.
+
+Bots never see the secret seed (it recomputes every deal): each decision's
+bot is seeded with :func:`bot_seed`, an HMAC of the secret over the seat and
+the log's version, so it is reproducible from the log but reveals nothing.
 
 >>> from domino.rules import Rules
 >>> t = Table("m1", Rules(seats=2), [SeatSpec("bot", "A", "anfaenger"),
@@ -24,8 +31,11 @@ Nothing here reads a clock or sleeps: the caller passes ``now`` and calls
 from __future__ import annotations
 
 import copy
+import hashlib
+import hmac
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from domino.bots import auto_move, make_bot
@@ -58,6 +68,17 @@ ABANDONED: Final = "abandoned"
 EXPIRIES_FOR_STANDIN: Final = 2
 
 
+def bot_seed(secret: str, seat: int, version: int) -> str:
+    """The seed of the bot deciding for ``seat`` at log ``version``: HMAC-SHA256 (hex).
+
+    Keyed by the match's secret seed, so it is fixed by the log (a restored table
+    seeds its bots alike) but one-way: neither the secret nor another seat's or
+    turn's seed can be worked out from it.
+    """
+    msg = f"bot|{seat}|{version}".encode()
+    return hmac.new(str(secret).encode(), msg, hashlib.sha256).hexdigest()
+
+
 class RestoreError(ValueError):
     """A log that cannot be replayed onto these rules, seats and seed."""
 
@@ -83,8 +104,11 @@ class Table:
         now: float,
         *,
         timing: Timing | None = None,
+        bot_budget: float | None = None,
+        bot_clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self._setup(match_id, rules, seats, seed, timing or Timing(), connected=True)
+        self._set_bot_budget(bot_budget, bot_clock)
         self._record(START, None, {"round": 1}, now)
         # The first messages are plain snapshots (see snapshots()); nothing to announce.
         self._events.clear()
@@ -124,6 +148,13 @@ class Table:
         self._seen: Seen = (0, 0)
         # The current round's public history as message dicts (snapshot._history).
         self.history_cache: tuple[RoundState, list[dict[str, Any]]] | None = None
+
+    def _set_bot_budget(self, budget: float | None, clock: Callable[[], float]) -> None:
+        if budget is not None and not budget >= 0:
+            raise ValueError("A bot's decision budget cannot be negative.")
+        #: Seconds a bot's decision may take (``None``: no limit), measured on ``bot_clock``.
+        self.bot_budget = budget
+        self.bot_clock = clock
 
     # -- public API ------------------------------------------------------------
     @property
@@ -225,15 +256,20 @@ class Table:
         log: Sequence[dict[str, Any]],
         now: float,
         timing: Timing | None = None,
+        *,
+        bot_budget: float | None = None,
+        bot_clock: Callable[[], float] = time.perf_counter,
     ) -> Table:
         """Rebuild a table by replaying ``log``; re-arm its timers relative to ``now``.
 
         A human's clock gets the time it had left at the last entry plus
         ``timing.grace``; a bot's next move and the pause between rounds keep
-        their remaining time. Bots are not asked again: their moves are in the log.
+        their remaining time. Bots are not asked again: their moves are in the log
+        (a move cut short by ``bot_budget`` depends on timing and could differ).
         """
         self = cls.__new__(cls)
         self._setup(match_id, rules, seats, seed, timing or Timing(), connected=False)
+        self._set_bot_budget(bot_budget, bot_clock)
         if not log or log[0].get("kind") != START:
             raise RestoreError("A table log begins with its start entry.")
         for i, entry in enumerate(log):
@@ -322,7 +358,13 @@ class Table:
         if level is not None:
             seen = view(m, s)
             try:
-                move = make_bot(level, f"{self.seed}|bot|{s}|{self.version}").choose(seen)
+                bot = make_bot(
+                    level,
+                    bot_seed(self.seed, s, self.version),
+                    budget=self.bot_budget,
+                    clock=self.bot_clock,
+                )
+                move = bot.choose(seen)
             except Exception:  # a failing policy must not stop the match
                 move = auto_move(seen)
             if move not in seen.legal:
@@ -497,4 +539,4 @@ class Table:
         return self.match
 
 
-__all__ = ["CommandError", "RestoreError", "Table"]
+__all__ = ["CommandError", "RestoreError", "Table", "bot_seed"]
