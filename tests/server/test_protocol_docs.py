@@ -61,3 +61,27 @@ def test_every_error_code_in_the_docs_has_german_text() -> None:
 
 def test_catalogues_have_the_same_keys() -> None:
     assert set(CATALOGUES["de"]) == set(CATALOGUES["en"])
+
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "domino"
+# Every way the server names an error code it sends: raised errors, REST answers, refusals.
+RAISED = re.compile(
+    r"\b(?:ProtocolError|LobbyError|PeopleError|CommandError|_error|error_text)\(\s*\"([a-z_]+)\""
+    r"|\b_refuse\([^\"]*\"([a-z_]+)\""
+)
+# Codes built at run time (lobby.py: "bad_" + rule) are listed by hand.
+BUILT = {"bad_seats", "bad_turn_seconds"}
+
+
+def test_every_error_code_the_server_sends_is_documented() -> None:
+    docs = (DOCS / "protocol.md").read_text(encoding="utf-8") + (
+        DOCS / "match-state.md"
+    ).read_text(encoding="utf-8")
+    sent: set[str] = set()
+    for path in [*(SRC / "server").glob("*.py"), *(SRC / "table").glob("*.py")]:
+        for a, b in RAISED.findall(path.read_text(encoding="utf-8")):
+            sent.add(a or b)
+    sent = (sent - {"bad_"}) | BUILT
+    assert {"bad_protocol_version", "hello_first", "bad_message", "stale_version"} <= sent
+    missing = sorted(code for code in sent if f"`{code}`" not in docs)
+    assert not missing, f"error codes sent but not in docs/protocol.md or match-state.md: {missing}"

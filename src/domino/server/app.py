@@ -121,10 +121,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_req: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(x) for x in first.get("loc", ())[1:]) or "?"
-        return _error("bad_message", 422, detail=f"{where}: {first.get('msg', '')}")
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        if not errors:  # pragma: no cover - FastAPI always names one
+            return _error("bad_message", 422, detail=t("detail.not_object"))
+        first = errors[0]
+        # The models bound names and passwords (200, 1000 characters) only so that no
+        # huge string reaches the checks; what they refuse gets the checks' own answer.
+        if first.get("type") == "string_too_long" and tuple(first.get("loc", ())) in (
+            ("body", "name"),
+            ("body", "password"),
+        ):
+            if request.url.path == "/api/login":
+                return _error("login_failed", 401)
+            if first["loc"][1] == "name":
+                return _error("name_too_long", 400, limit=settings.name_max)
+            return _error("password_too_long", 400, limit=settings.password_max)
+        return _error("bad_message", 422, detail=p.error_detail(first, skip=1))
 
     @app.exception_handler(PeopleError)
     async def _people(_req: Request, exc: PeopleError) -> JSONResponse:
@@ -210,7 +223,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def i18n(lang: str) -> JSONResponse:
         """The text catalogue of a language."""
         if lang not in CATALOGUES:
-            return JSONResponse({"error": {"code": "not_found", "message": lang}}, 404)
+            return _error("lang_not_found", 404)
         return JSONResponse(CATALOGUES[lang])
 
     @app.get("/api/health")

@@ -8,7 +8,10 @@ goes over the wire. Table snapshots (``state``) are built by
 
 Semantic checks (a seat number out of range, an unknown bot level) happen in
 the handlers, which answer with a specific German error; the models only
-bound sizes and types.
+bound sizes and types. Client messages and REST bodies are validated in
+pydantic's strict mode: ``"v": "1"`` or ``"lager": "yes"`` are refused
+(``bad_message``) rather than coerced, so the schema says exactly what is
+taken. JSON numbers stay numbers: an ``int`` field takes ``17``, not ``17.0``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.json_schema import models_json_schema
+from pydantic_core import ErrorDetails
+
+from domino.i18n import t
 
 PROTOCOL_VERSION = 1
 
@@ -37,8 +43,12 @@ class ProtocolError(Exception):
         self.params = params
 
 
+#: What every client message and REST body is validated with: nothing coerced.
+_STRICT_IN = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
 class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _STRICT_IN
     ref: Ref = None
 
 
@@ -118,7 +128,7 @@ class RulesPatch(BaseModel):
     ``target: null`` means *Automatisch*; a rule left out keeps its value.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _STRICT_IN
     mode: str | None = Field(default=None, max_length=32)
     seats: int | None = None
     target: int | None = None
@@ -214,25 +224,69 @@ CLIENT_TYPES = frozenset(
 
 
 def parse_client(raw: str) -> BaseModel:
-    """Parse one text frame from a client, or raise :class:`ProtocolError`."""
+    """Parse one text frame from a client, or raise :class:`ProtocolError`.
+
+    A good message is parsed and validated in one pass (pydantic's JSON mode,
+    strict); only a refused one is read again to say what is wrong with it.
+    """
+    try:
+        msg: BaseModel = _CLIENT.validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+    else:
+        return msg
+    if first["type"] == "json_invalid":  # also lone surrogates, nesting over 200 deep
+        raise ProtocolError("bad_json")
     try:
         data = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # pragma: no cover - pydantic read it
         raise ProtocolError("bad_json") from exc
     if not isinstance(data, dict):
-        raise ProtocolError("bad_message", detail="ein JSON-Objekt erwartet")
+        raise ProtocolError("bad_message", detail=t("detail.not_object"))
     ref = data.get("ref") if isinstance(data.get("ref"), str) else None
     ref = ref[:40] if ref else None
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in CLIENT_TYPES:
         raise ProtocolError("unknown_type", ref, type=str(kind)[:40])
-    try:
-        msg: BaseModel = _CLIENT.validate_python(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"][1:]) or "?"
-        raise ProtocolError("bad_message", ref, detail=f"{where}: {err['msg']}") from exc
-    return msg
+    # loc[0] is the message type (the union's tag); the field path follows.
+    raise ProtocolError("bad_message", ref, detail=error_detail(first, skip=1))
+
+
+#: pydantic's error types → the catalogue's German description of the field.
+_DETAILS = {
+    "missing": "detail.missing",
+    "extra_forbidden": "detail.extra",
+    "int_type": "detail.int",
+    "int_parsing": "detail.int",
+    "int_from_float": "detail.int",
+    "bool_type": "detail.bool",
+    "bool_parsing": "detail.bool",
+    "string_type": "detail.str",
+    "string_too_long": "detail.too_long",
+    "string_too_short": "detail.too_short",
+    "model_type": "detail.object",
+    "model_attributes_type": "detail.object",
+    "dict_type": "detail.object",
+}
+
+
+def error_detail(err: ErrorDetails, skip: int = 0) -> str:
+    """One validation error in German: the field (its path) and what it must be.
+
+    ``skip`` drops leading parts of the path (the union tag, FastAPI's ``body``).
+    """
+    if err["type"] == "json_invalid":
+        return t("detail.json")
+    where = ".".join(str(part) for part in err["loc"][skip:])
+    if not where:  # the message itself: not an object, or (REST) no body at all
+        return t("detail.not_object")
+    ctx = err.get("ctx") or {}
+    return t(
+        _DETAILS.get(err["type"], "detail.invalid"),
+        field=where,
+        max=ctx.get("max_length", ""),
+        min=ctx.get("min_length", ""),
+    )
 
 
 # -- server -> client ------------------------------------------------------------------
@@ -426,14 +480,16 @@ class ProfileMsg(_Out):
 class GuestIn(BaseModel):
     """``POST /api/guest``."""
 
-    model_config = ConfigDict(extra="forbid")
+    # The bounds only keep huge strings from the checks; the app answers what they
+    # refuse as the checks would (name_too_long, password_too_long, login_failed).
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(max_length=200)
 
 
 class AccountIn(BaseModel):
     """``POST /api/account`` and ``POST /api/login``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(max_length=200)
     password: str = Field(max_length=1000)
 

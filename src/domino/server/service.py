@@ -27,7 +27,7 @@ from . import protocol as p
 from .conn import Conn
 from .db import Database
 from .lobby import CLOSED, OPEN, PLAYING, Lobby, LobbyError, new_code, normalize_code
-from .matches import MatchRunner, seat_specs
+from .matches import MatchRunner, PersistError, seat_specs
 from .people import People, new_id, profile_out
 from .settings import Settings
 
@@ -90,6 +90,7 @@ class Service:
                     sm.log,
                     now,
                     timing=self.settings.timing,
+                    bot_budget=self.settings.bot_budget,
                 )
             except (RestoreError, ValueError):
                 log.exception("match %s cannot be restored; left as it is", sm.id)
@@ -171,10 +172,11 @@ class Service:
             await self.notify_activity()
 
     async def _connect(self, conn: Conn) -> None:
-        first = not self.conns_of(conn.profile)
-        self.conns.setdefault(conn.profile, set()).add(conn)
         row = await self.db.profile(conn.profile)
         assert row is not None
+        # From here to the welcome nothing waits: no message can reach the socket before it.
+        first = not self.conns_of(conn.profile)
+        self.conns.setdefault(conn.profile, set()).add(conn)
         code = self.member_of.get(conn.profile)
         mid = self.seated.get(conn.profile)
         runner = self.runners.get(mid) if mid else None
@@ -195,8 +197,16 @@ class Service:
                     self._send_lobby(lobby, conn)
                 self._watch_lobby_match(lobby, conn.profile)
         if runner is not None and seat is not None:
-            runner.snapshot_for(conn)
-            await runner.sync_connected(seat)
+            # The seat is marked connected before this socket sees a snapshot: when the
+            # table thought it away, marking it sends every audience a new snapshot (this
+            # socket's included), which is then the first one it gets; else it asks for one.
+            told = not runner.table.finished and not runner.table.seats[seat].connected
+            try:
+                await runner.sync_connected(seat)
+            except PersistError:  # timers it fired were not stored: nothing was sent
+                told = False
+            if not told:
+                runner.snapshot_for(conn)
 
     async def disconnect(self, conn: Conn) -> None:
         """A socket closed; the seat stays, the clock runs (RULES.md §10)."""
@@ -452,7 +462,15 @@ class Service:
                 specs.append(SeatSpec("bot", o.name, level=o.level))
             else:
                 specs.append(SeatSpec("human", o.name, player_id=o.player))
-        table = Table(mid, lobby.rules, specs, seed, now, timing=self.settings.timing)
+        table = Table(
+            mid,
+            lobby.rules,
+            specs,
+            seed,
+            now,
+            timing=self.settings.timing,
+            bot_budget=self.settings.bot_budget,
+        )
         before = (lobby.status, lobby.match)
         lobby.status = PLAYING
         lobby.match = mid
@@ -498,6 +516,10 @@ class Service:
         if runner is None or runner.broken:
             raise LobbyError("match_not_found")
         seat = runner.seat_of(conn.profile)
+        if seat is None:
+            # A player who left the match hears so from the table (left_match), not that
+            # they never sat there.
+            seat = next((i for i in runner.left if runner.players[i] == conn.profile), None)
         if seat is None:
             raise LobbyError("not_seated")
         await runner.command(conn, seat, cmd, ref)
