@@ -91,3 +91,26 @@ def test_unreadable_records_exit_1(
 def test_a_missing_file_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(tmp_path / "nothing.json")]) == 1
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_a_record_nested_100000_deep_exits_1_with_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for text in ("[" * 100_000 + "]" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000):
+        path = tmp_path / "deep.json"
+        path.write_text(text, encoding="utf-8")
+        assert main(["replay", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert "nested too deeply" in err and "Traceback" not in err
+
+
+def test_a_unicode_digit_in_a_move_exits_1_naming_the_move(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = json.loads((EXAMPLES / "zugemauert-two-rounds.json").read_text(encoding="utf-8"))
+    rec["rounds"][1]["moves"][0] = "²|4 L"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(rec), encoding="utf-8")
+    assert main(["replay", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "round 2, move 1" in err.lower() and "Traceback" not in err

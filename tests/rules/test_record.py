@@ -91,7 +91,7 @@ def test_record_format_fields() -> None:
     assert rec["seats"] == [{"name": "Anna"}, {"name": "Bot", "kind": "bot", "level": "profi"}]
     assert len(rec["rounds"]) == m.round_no
     first = rec["rounds"][0]
-    assert first["deal"] == m.deals[0].to_dict()
+    assert first["deal"] == m.deals[0].public_dict()  # no tiles out of play (§4)
     assert first["moves"] == [str(e.move) for e in m.rounds[0].log[1:]]
     assert all(isinstance(x, str) for x in first["moves"])
     assert "ended" not in rec

@@ -1,6 +1,8 @@
 """RULES.md §1: the double-six set, notation, pips, doubles."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from domino.rules import TILES, InvalidTileError, Tile
 
@@ -98,3 +100,23 @@ def test_s1_tile_errors_are_rules_errors_with_a_code() -> None:
     with pytest.raises(RulesError) as info:
         Tile.parse("9|9")
     assert info.value.code == "invalid_tile"
+
+
+@pytest.mark.parametrize(
+    "text", ["²|4", "٦|٢", "６|2", "6|²", "+1|2", "1_0|2", "06|2", "6 6|2", "\u00a06|2"]
+)
+def test_s1_only_ascii_digits_name_a_half(text: str) -> None:
+    # Python calls "²" and "٦" digits; a tile is written with 0-6 only.
+    with pytest.raises(InvalidTileError):
+        Tile.parse(text)
+
+
+@given(st.text(max_size=12))
+def test_s1_any_text_is_a_tile_or_a_clear_refusal(text: str) -> None:
+    try:
+        tile = Tile.parse(text)
+    except InvalidTileError as exc:
+        assert str(exc)
+    else:
+        assert tile is Tile.parse(f"{tile.high}|{tile.low}")
+        assert set(text) <= set("0123456| \t\r\n")

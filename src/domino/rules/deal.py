@@ -70,14 +70,41 @@ class Deal:
             "out": [str(t) for t in self.out],
         }
 
+    def public_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the tiles out of play: nobody ever sees those (§4).
+
+        :meth:`from_dict` reads it back to the same deal (the leftovers are the
+        tiles in no hand and not in the Lager).
+        """
+        return {
+            "hands": [[str(t) for t in h] for h in self.hands],
+            "lager": [str(t) for t in self.lager],
+        }
+
     @classmethod
     def from_dict(cls, data: Any) -> Deal:
+        """Read :meth:`to_dict` or :meth:`public_dict`.
+
+        Without ``"out"`` the tiles out of play are those in no hand and not in
+        the Lager (in set order).
+
+        >>> d = shuffled_deal(Rules(seats=2, lager=False), seed=3)
+        >>> back = Deal.from_dict(d.public_dict())
+        >>> back.hands == d.hands, back.out == tuple(sorted(d.out)), "out" in d.public_dict()
+        (True, True, False)
+        """
         try:
-            return cls(
-                hands=tuple(tuple(Tile.parse(t) for t in h) for h in data["hands"]),
-                lager=tuple(Tile.parse(t) for t in data.get("lager", ())),
-                out=tuple(Tile.parse(t) for t in data.get("out", ())),
-            )
+            hands = tuple(tuple(Tile.parse(t) for t in h) for h in data["hands"])
+            lager = tuple(Tile.parse(t) for t in data.get("lager", ()))
+            if "out" in data:
+                out = tuple(Tile.parse(t) for t in data["out"])
+            else:
+                placed = [t.index for t in (*[t for h in hands for t in h], *lager)]
+                if len(set(placed)) != len(placed):  # else it would read as one too many out
+                    twice = next(TILES[i] for i in placed if placed.count(i) > 1)
+                    raise InvalidDealError(f"Tile {twice} appears twice in the deal.", "deal_twice")
+                out = tuple(t for t in TILES if t.index not in placed)
+            return cls(hands=hands, lager=lager, out=out)
         except InvalidTileError as exc:
             raise InvalidDealError(f"Unreadable deal: {exc}", "deal_unreadable") from exc
         except (KeyError, TypeError, AttributeError) as exc:

@@ -10,6 +10,7 @@ True
 
 from __future__ import annotations
 
+import re
 from typing import Final, Literal
 
 from .errors import InvalidMoveError, InvalidTileError
@@ -22,6 +23,9 @@ RIGHT: Final = "R"
 PLAY: Final = "play"
 DRAW: Final = "draw"
 PASS: Final = "pass"
+
+_SPACE: Final = " \t\r\n"
+_SPLIT: Final = re.compile("[ \t\r\n]+")
 
 
 class Move:
@@ -50,23 +54,27 @@ class Move:
     def parse(text: str) -> Move:
         """Parse ``"6|2 L"``, ``"6|2 R"``, ``"D"`` (draw) or ``"P"`` (pass)."""
         if not isinstance(text, str):
-            raise InvalidMoveError(f"{text!r} is not a move.", "bad_move_text", text=str(text))
-        t = text.strip().upper()
+            raise InvalidMoveError(
+                f"{str(text)[:40]!r} is not a move.", "bad_move_text", text=str(text)[:40]
+            )
+        # ASCII only: spaces, tabs and line ends separate, the letters are ASCII
+        # (no-break or ideographic spaces, fullwidth letters are refused).
+        t = text.strip(_SPACE).upper()
         if t == "D":
             return DRAW_MOVE
         if t == "P":
             return PASS_MOVE
-        parts = t.split()
+        parts = [p for p in re.split(_SPLIT, t) if p]
         if len(parts) != 2 or parts[1] not in ("L", "R"):
             raise InvalidMoveError(
-                f"{text!r} is not a move; write 6|2 L, 6|2 R, D or P.",
+                f"{text[:40]!r} is not a move; write 6|2 L, 6|2 R, D or P.",
                 "bad_move_text",
-                text=text,
+                text=text[:40],
             )
         try:
             tile = Tile.parse(parts[0])
         except InvalidTileError as exc:
-            raise InvalidMoveError(str(exc), "bad_move_text", text=text) from exc
+            raise InvalidMoveError(str(exc), "bad_move_text", text=text[:40]) from exc
         return Move.play(tile, parts[1])
 
     @property

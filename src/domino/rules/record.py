@@ -1,8 +1,9 @@
 """Game records: a whole match as JSON, and its replay (docs/records.md).
 
 A record holds the rules, optionally the seats, and for every round its deal
-(hands, Lager in drawing order, tiles out of play) and every move in order as
-text (``"6|2 L"``, ``"D"``, ``"P"``; the automatic opening is not listed).
+(hands and Lager in drawing order; never the tiles out of play, which nobody
+sees, RULES.md §4) and every move in order as text (``"6|2 L"``, ``"D"``,
+``"P"``; the automatic opening is not listed).
 Pure: works on dicts and JSON strings, reads and writes no files.
 
 >>> from domino.rules import MatchState, Rules
@@ -70,11 +71,34 @@ def record_of(match: MatchState, seats: Sequence[SeatLike] | None = None) -> dic
     rounds = []
     for d, r in zip(match.deals, match.rounds, strict=True):
         moves = [str(ev.move) for ev in r.log if ev.kind != OPEN]
-        rounds.append({"deal": d.to_dict(), "moves": moves})
+        # The tiles out of play (Lager Aus) are left out: nobody ever sees them (§4),
+        # and a replay needs none of them (from_dict infers them).
+        rounds.append({"deal": d.public_dict(), "moves": moves})
     rec["rounds"] = rounds
     if match.finished_reason == ABANDONED:
         rec["ended"] = ABANDONED
     return rec
+
+
+def public(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` as anyone may see it: every deal without its tiles out of play (§4).
+
+    For records written before :func:`record_of` left them out.
+
+    >>> rec = {"rounds": [{"deal": {"hands": [["6|6"]], "out": ["0|0"]}, "moves": []}]}
+    >>> public(rec)
+    {'rounds': [{'deal': {'hands': [['6|6']]}, 'moves': []}]}
+    """
+    out = dict(record)
+    rounds = out.get("rounds")
+    if isinstance(rounds, list):
+        out["rounds"] = [
+            {**r, "deal": {k: v for k, v in r["deal"].items() if k != "out"}}
+            if isinstance(r, Mapping) and isinstance(r.get("deal"), Mapping)
+            else r
+            for r in rounds
+        ]
+    return out
 
 
 def dumps(record: Mapping[str, Any]) -> str:
@@ -125,11 +149,41 @@ def loads(text: str | bytes) -> dict[str, Any]:
     """Parse JSON text into a record dict (not yet validated: :func:`replay` does that)."""
     try:
         data = json.loads(text)
+    except RecursionError as exc:  # nesting deeper than the interpreter's stack
+        raise RecordError(
+            "The record is nested too deeply to be a game record.", "record_unreadable"
+        ) from exc
     except (ValueError, TypeError) as exc:
         raise RecordError(f"The record is not JSON: {exc}.", "record_unreadable") from exc
+    if _too_deep(data, MAX_DEPTH):
+        # A record is 6 levels deep; deeper values would only be quoted back in the
+        # error messages (and a repr near the stack limit raises RecursionError).
+        raise RecordError(
+            f"The record is nested too deeply (more than {MAX_DEPTH} levels) to be a game "
+            "record.",
+            "record_unreadable",
+        )
     if not isinstance(data, dict):
         raise RecordError("A record is a JSON object.", "record_unreadable")
     return data
+
+
+#: How deep :func:`loads` lets JSON nest (a record needs 6 levels: rounds, deal, hands).
+MAX_DEPTH: Final = 32
+
+
+def _too_deep(data: Any, limit: int) -> bool:
+    """Whether lists and objects nest more than ``limit`` levels (no recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values() if isinstance(v, (dict, list)))
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value if isinstance(v, (dict, list)))
+    return False
 
 
 # -- replaying -------------------------------------------------------------------

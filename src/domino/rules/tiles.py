@@ -19,6 +19,7 @@ from .errors import InvalidTileError
 
 HIGHEST: Final = 6
 COUNT: Final = 28
+_DIGITS: Final = "0123456789"  # a half is one ASCII digit (7-9 are refused as out of range)
 
 
 class Tile:
@@ -54,11 +55,23 @@ class Tile:
 
     @staticmethod
     def parse(text: str) -> Tile:
-        """Parse ``"6|2"`` (order of halves free, spaces allowed)."""
-        parts = text.strip().split("|") if isinstance(text, str) else []
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-            raise InvalidTileError(f"{text!r} is not a tile; write it like 6|2.", text=str(text))
-        return Tile.of(int(parts[0]), int(parts[1]))
+        """Parse ``"6|2"`` (order of halves free, spaces allowed).
+
+        Only the ASCII digits count: ``"٦|٢"`` or ``"²|4"`` are no tiles.
+
+        >>> Tile.parse(" 2 | 6 ")
+        Tile.parse('6|2')
+        >>> Tile.parse("٦|٢")
+        Traceback (most recent call last):
+        ...
+        domino.rules.errors.InvalidTileError: '٦|٢' is not a tile; write it like 6|2.
+        """
+        parts = [p.strip(" \t\r\n") for p in text.split("|")] if isinstance(text, str) else []
+        if len(parts) != 2 or not all(len(p) == 1 and p in _DIGITS for p in parts):
+            raise InvalidTileError(
+                f"{text!r} is not a tile; write it like 6|2.", text=str(text)[:40]
+            )
+        return Tile.of(_DIGITS.index(parts[0]), _DIGITS.index(parts[1]))
 
     def has(self, number: int) -> bool:
         """Whether one half shows ``number``."""

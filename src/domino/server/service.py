@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from domino.i18n import t
 from domino.rules import Rules, RulesError
+from domino.rules.record import public as rules_public_record
 from domino.rules.record import record_of as rules_record_of
 from domino.table import RestoreError, SeatSpec, Table
 
@@ -674,15 +675,28 @@ class Service:
             started_at=row["started_at"],
             finished_at=row["finished_at"],
             result=row["result"],
-            record=row["record"] if row["status"] == "finished" else None,
+            record=public_record(row["record"]) if row["status"] == "finished" else None,
         )
+
+
+def public_record(record: Any) -> dict[str, Any] | None:
+    """What ``GET /api/matches/{id}`` shows of a stored record: never a secret.
+
+    A game record loses its tiles out of play (RULES.md §4; records stored before
+    they were left out still hold them). The fallback table log (below) holds the
+    secret seed, which recomputes every deal: it stays on the server.
+    """
+    if not isinstance(record, dict) or record.get("format") != "domino-record":
+        return None
+    return rules_public_record(record)
 
 
 def record_of(table: Table) -> dict[str, Any]:
     """The game record of a finished match (``domino.rules.record``, docs/records.md).
 
     Should the engine refuse to write one, the table's own log with its rules,
-    seats and seed is stored instead: it replays the match just as well.
+    seats and seed is stored instead: it replays the match just as well, and is
+    never shown (:func:`public_record`).
     """
     try:
         if table.match is not None:
