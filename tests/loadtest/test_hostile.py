@@ -13,8 +13,8 @@ earlier frame has been answered. Checks per example:
 
 - every frame the server sent is JSON with a ``type``; every ``error`` has a
   ``code`` and a non-empty German ``message``; never ``internal_error``;
-- the socket ends only with a policy close (1008, 1009), with 1003 after a
-  binary frame (the protocol is text only), or stays open and answers the ping;
+- the socket ends only with a policy close (1008, 1009) or stays open and
+  answers the ping;
 - the server process is alive, ``/api/health`` answers, the victims still
   get ``pong``, and the victim match's stored log holds no entry made by a
   command (only the start and what its clocks did).
@@ -41,7 +41,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from domino.loadtest.launcher import ServerProcess
 
-POLICY_CLOSES = {1003, 1008, 1009}
+POLICY_CLOSES = {1008, 1009}
 CLOSE_POLICY = 1008
 MAX_FRAME = 8192
 #: Errors after which the server closes the socket (docs/protocol.md).
@@ -246,13 +246,12 @@ def sendable(seq: list[str | bytes], hello_first: bool) -> list[str | bytes]:
     """What is worth sending: whatever follows a frame that closes the socket is moot.
 
     Without ``hello`` the first frame closes the socket; a frame over the limit
-    closes it with 1009, a binary frame with 1003. Sending after that only races
-    the server's close.
+    closes it with 1009. Sending after that only races the server's close.
     """
     if not hello_first:
         return seq[:1]
     for i, f in enumerate(seq):
-        if isinstance(f, bytes) or len(f.encode()) > MAX_FRAME:
+        if len(f if isinstance(f, bytes) else f.encode()) > MAX_FRAME:
             return seq[: i + 1]
     return seq
 
