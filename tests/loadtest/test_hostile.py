@@ -13,8 +13,8 @@ earlier frame has been answered. Checks per example:
 
 - every frame the server sent is JSON with a ``type``; every ``error`` has a
   ``code`` and a non-empty German ``message``; never ``internal_error``;
-- the socket ends only with a policy close (1008, 1009) or stays open and
-  answers the ping;
+- the socket ends only with a policy close (1008, 1009), with 1003 after a
+  binary frame (the protocol is text only), or stays open and answers the ping;
 - the server process is alive, ``/api/health`` answers, the victims still
   get ``pong``, and the victim match's stored log holds no entry made by a
   command (only the start and what its clocks did).
@@ -42,6 +42,7 @@ from websockets.sync.client import ClientConnection, connect
 from domino.loadtest.launcher import ServerProcess
 
 POLICY_CLOSES = {1008, 1009}
+CLOSE_UNSUPPORTED = 1003  # a binary frame
 CLOSE_POLICY = 1008
 MAX_FRAME = 8192
 #: Errors after which the server closes the socket (docs/protocol.md).
@@ -246,12 +247,13 @@ def sendable(seq: list[str | bytes], hello_first: bool) -> list[str | bytes]:
     """What is worth sending: whatever follows a frame that closes the socket is moot.
 
     Without ``hello`` the first frame closes the socket; a frame over the limit
-    closes it with 1009. Sending after that only races the server's close.
+    closes it with 1009, a binary one with 1003. Sending after that only races
+    the server's close.
     """
     if not hello_first:
         return seq[:1]
     for i, f in enumerate(seq):
-        if len(f if isinstance(f, bytes) else f.encode()) > MAX_FRAME:
+        if isinstance(f, bytes) or len(f.encode()) > MAX_FRAME:
             return seq[: i + 1]
     return seq
 
@@ -304,11 +306,13 @@ def run_attack(arena: Arena, seq: list[str | bytes], hello_first: bool) -> list[
     received: list[dict[str, Any]] = []
     closed: int | None = None
     dropped = False
+    sent = sendable(seq, hello_first)
+    closes = POLICY_CLOSES | ({CLOSE_UNSUPPORTED} if isinstance(sent[-1], bytes) else set())
     with connect(server.ws_url, compression=None, max_size=2**20, close_timeout=2) as ws:
         try:
             if hello_first:
                 ws.send(json.dumps({"type": "hello", "token": arena.attacker_token}))
-            for f in sendable(seq, hello_first):
+            for f in sent:
                 ws.send(f)
             ws.send(json.dumps({"type": "ping", "ref": "barrier"}))
             # Without hello the server answers the first frame and closes the socket.
@@ -332,11 +336,11 @@ def run_attack(arena: Arena, seq: list[str | bytes], hello_first: bool) -> list[
             assert msg.get("code") and msg.get("code") != "internal_error", msg
             assert isinstance(msg.get("message"), str) and msg["message"].strip(), msg
     if closed is not None:
-        assert closed in POLICY_CLOSES, (closed, received[-3:])
+        assert closed in closes, (closed, received[-3:])
     else:
         assert hello_first and received and received[-1]["type"] == "pong", received[-3:]
     if not hello_first:
-        assert closed in POLICY_CLOSES, "a socket without hello must be closed"
+        assert closed in closes, "a socket without hello must be closed"
     # The rest of the server is unharmed.
     assert server.alive()
     assert httpx.get(server.url + "/api/health", timeout=10).status_code == 200

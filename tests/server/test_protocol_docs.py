@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from domino.i18n import CATALOGUES, t
 from domino.server import protocol as p
+from domino.server.lobby import share_link
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+SRC = Path(p.__file__).resolve().parents[1]
 
 
 def test_the_exported_schema_is_current() -> None:
@@ -63,25 +67,123 @@ def test_catalogues_have_the_same_keys() -> None:
     assert set(CATALOGUES["de"]) == set(CATALOGUES["en"])
 
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "domino"
-# Every way the server names an error code it sends: raised errors, REST answers, refusals.
-RAISED = re.compile(
-    r"\b(?:ProtocolError|LobbyError|PeopleError|CommandError|_error|error_text)\(\s*\"([a-z_]+)\""
-    r"|\b_refuse\([^\"]*\"([a-z_]+)\""
+def _json_examples(text: str) -> list[dict[str, Any]]:
+    """Every JSON object in a document that starts with ``{"type": "``."""
+    text = text.replace("\\|", "|")  # a | inside a Markdown table cell
+    found = []
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r'\{"type": "', text):
+        try:
+            obj, _ = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        found.append(obj)
+    return found
+
+
+def test_every_documented_client_message_is_taken() -> None:
+    # Strict validation must not refuse what the docs show (JSON numbers, flags, null).
+    text = (DOCS / "protocol.md").read_text(encoding="utf-8")
+    examples = [e for e in _json_examples(text) if e["type"] in p.CLIENT_TYPES]
+    assert {e["type"] for e in examples} == p.CLIENT_TYPES
+    for e in examples:
+        p.parse_client(json.dumps(e))  # raises ProtocolError if refused
+    # match-state.md shows the socket's form of the seat commands beside the table's.
+    state_doc = (DOCS / "match-state.md").read_text(encoding="utf-8")
+    socket_form = [
+        e for e in _json_examples(state_doc) if e["type"] in p.CLIENT_TYPES and "match" in e
+    ]
+    assert {e["type"] for e in socket_form} >= {"move", "back", "leave_match"}
+    for e in socket_form:
+        p.parse_client(json.dumps(e))
+
+
+def test_the_documented_share_link_is_the_one_the_server_sends() -> None:
+    text = (DOCS / "protocol.md").read_text(encoding="utf-8")
+    links = re.findall(r'"link": "([^"]+)"', text)
+    assert links
+    for link in links:
+        assert link == share_link("http://127.0.0.1:8000", "K7Q2MX9P")
+
+
+#: Calls that raise or send an error; the code is their first string argument.
+_ERROR_CALLS = frozenset(
+    {
+        "LobbyError",
+        "PeopleError",
+        "ProtocolError",
+        "CommandError",
+        "_error",
+        "_refuse",
+        "error",
+        "error_text",
+    }
 )
-# Codes built at run time (lobby.py: "bad_" + rule) are listed by hand.
-BUILT = {"bad_seats", "bad_turn_seconds"}
+#: The engine's refusals a client's command can meet (set_rules, move): code second.
+_RULES_ERRORS = frozenset(
+    {"InvalidRulesError", "IllegalMoveError", "NotYourTurnError", "RoundOverError"}
+)
 
 
-def test_every_error_code_the_server_sends_is_documented() -> None:
-    docs = (DOCS / "protocol.md").read_text(encoding="utf-8") + (
-        DOCS / "match-state.md"
-    ).read_text(encoding="utf-8")
-    sent: set[str] = set()
-    for path in [*(SRC / "server").glob("*.py"), *(SRC / "table").glob("*.py")]:
-        for a, b in RAISED.findall(path.read_text(encoding="utf-8")):
-            sent.add(a or b)
-    sent = (sent - {"bad_"}) | BUILT
-    assert {"bad_protocol_version", "hello_first", "bad_message", "stale_version"} <= sent
-    missing = sorted(code for code in sent if f"`{code}`" not in docs)
-    assert not missing, f"error codes sent but not in docs/protocol.md or match-state.md: {missing}"
+def _strings(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return _strings(node.body) + _strings(node.orelse)
+    return []
+
+
+def _called(node: ast.Call) -> str | None:
+    f = node.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+
+
+def sendable_error_codes() -> dict[str, str]:
+    """Every error code the server can send, with a file that sends it.
+
+    Read from the source: the server package, the table's command errors, and the
+    engine's refusals of rules and moves (its deal and record errors never reach a
+    client; the table starts rounds itself).
+    """
+    codes: dict[str, str] = {}
+    files = [*sorted((SRC / "server").glob("*.py")), SRC / "table" / "table.py"]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            if _called(node) in _ERROR_CALLS:
+                for arg in node.args:
+                    if found := _strings(arg):
+                        codes.update(dict.fromkeys(found, path.name))
+                        break
+            if _called(node) == "ErrorMsg":
+                for kw in node.keywords:
+                    if kw.arg == "code":
+                        codes.update(dict.fromkeys(_strings(kw.value), path.name))
+    for name in ("config.py", "round.py"):
+        path = SRC / "rules" / name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _called(node) in _RULES_ERRORS and len(node.args) > 1:
+                codes.update(dict.fromkeys(_strings(node.args[1]), name))
+    return codes
+
+
+def test_protocol_md_lists_every_error_code_the_server_can_send() -> None:
+    codes = sendable_error_codes()
+    # The scan finds codes of each kind of sender (so an empty scan cannot pass).
+    for known in (
+        "bad_protocol_version",  # ws.py, _refuse
+        "not_host",  # lobby.py, LobbyError
+        "stale_version",  # table.py, CommandError
+        "match_over",  # matches.py, self._error(conn, ...)
+        "name_taken",  # people.py, PeopleError
+        "lang_not_found",  # app.py, _error
+        "bad_rules",  # lobby.py, inside a conditional expression
+        "pairs_need_four",  # rules/config.py
+        "does_not_fit",  # rules/round.py
+    ):
+        assert known in codes, known
+    text = (DOCS / "protocol.md").read_text(encoding="utf-8")
+    missing = sorted(c for c in codes if f"`{c}`" not in text)
+    assert not missing, f"docs/protocol.md does not list {missing} ({[codes[c] for c in missing]})"
+    assert not [c for c in codes if c not in CATALOGUES["de"]], "codes without German text"

@@ -2,7 +2,8 @@
 
 A real server (create_app on uvicorn with server.run's choices) runs in a thread;
 edge cases of RFC 6455 are sent byte by byte through a plain socket, normal
-traffic through the websockets client.
+traffic through the websockets client. The ASGI route (Starlette's test client)
+refuses binary frames the same way.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from domino.server import Settings, create_app
 from domino.server.rawws import (
     OP_BINARY,
     OP_CLOSE,
+    OP_CONT,
     OP_PING,
     OP_PONG,
     OP_TEXT,
@@ -33,6 +35,8 @@ from domino.server.rawws import (
     accept_key,
 )
 from domino.server.run import free_port, serving_in_thread
+
+from .harness import Closed, harness
 
 TIMEOUT = 10.0  # a bound on a dead server, never a timing assertion
 
@@ -154,19 +158,50 @@ def test_a_whole_conversation_through_the_websockets_client(base: str) -> None:
         assert msg["type"] == "lobby" and msg["lobby"]["seats"][0]["name"] == "Rita"
 
 
-def test_binary_that_is_not_utf8_is_bad_json_and_text_that_is_not_utf8_closes_1007(
-    base: str,
-) -> None:
+def test_text_that_is_not_utf8_closes_1007(base: str) -> None:
     token = _token(base)
     sock, head = _handshake(base)
     assert head.startswith(b"HTTP/1.1 101")
     assert _hello(sock, token)["type"] == "welcome"
-    sock.sendall(_frame(OP_BINARY, b"\xff\xfe"))
-    op, payload = _read_frame(sock)
-    assert op == OP_TEXT and json.loads(payload)["code"] == "bad_json"
     sock.sendall(_frame(OP_TEXT, b"\xff\xfe"))
     assert _messages_until_close(sock)[1] == 1007
     sock.close()
+
+
+def test_binary_frames_are_refused_with_1003(base: str) -> None:
+    token = _token(base)
+    # Whole, even when it would be good JSON in UTF-8 ...
+    sock, _ = _handshake(base)
+    assert _hello(sock, token)["type"] == "welcome"
+    sock.sendall(_frame(OP_BINARY, b'{"type":"ping"}'))
+    assert _messages_until_close(sock) == ([], 1003)
+    sock.close()
+    # ... or its first fragment.
+    sock, _ = _handshake(base)
+    assert _hello(sock, token)["type"] == "welcome"
+    sock.sendall(_frame(OP_BINARY, b'{"type":', fin=False))
+    sock.sendall(_frame(OP_CONT, b'"ping"}'))
+    assert _messages_until_close(sock) == ([], 1003)
+    sock.close()
+    # A conforming client gets a clean closing handshake.
+    with connect(f"ws://{base}/ws", compression=None) as ws:
+        ws.send(json.dumps({"type": "hello", "token": token}))
+        assert json.loads(ws.recv(timeout=TIMEOUT))["type"] == "welcome"
+        ws.send(b'{"type":"ping"}')
+        with pytest.raises(ConnectionClosed) as err:
+            ws.recv(timeout=TIMEOUT)
+    assert err.value.rcvd is not None and err.value.rcvd.code == 1003
+
+
+def test_the_asgi_route_refuses_binary_frames_with_1003_too(tmp_path: Path) -> None:
+    with harness(tmp_path) as h:
+        c = h.person("Anna")
+        c.ws.send_bytes(b'{"type":"ping"}')
+        with pytest.raises(Closed) as err:
+            c.recv()
+        assert err.value.code == 1003
+        # The rest of the server is unharmed.
+        assert h.person("Berta").request({"type": "ping"}, "pong")
 
 
 def test_unmasked_client_frames_are_a_protocol_error(base: str) -> None:

@@ -7,8 +7,11 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from table_support import CONFIGS, bot, config_id, human, make_table
 
+from domino.i18n import CATALOGUES
 from domino.rules import Mode
 from domino.table import SeatSpec, Table
 
@@ -86,3 +89,63 @@ def test_random_sessions_keep_the_table_consistent(cfg: tuple[Mode, int, bool]) 
     )
     for a in [*range(n), None]:
         assert comparable(rest, a, now + 100.0) == comparable(table, a, now)
+
+
+# -- arbitrary move texts --------------------------------------------------------
+UNICODE_DIGITS = "²³¹٠٦٢۶६০੬๖០６𝟞𝟼🯶"
+MOVE_ALPHABET = UNICODE_DIGITS + "0123456789|LRDPlrdpX +-_\t\n\u00a0\u3000ｌ"
+
+
+def _move_texts() -> st.SearchStrategy[str]:
+    half = st.sampled_from(UNICODE_DIGITS + "0123456789") | st.sampled_from(
+        ["+1", " 1", "1_0", "06", "-0", "²", "٦"]
+    )
+    return st.one_of(
+        st.text(),
+        st.text(alphabet=MOVE_ALPHABET, max_size=10),
+        st.builds(
+            lambda a, b, e: f"{a}|{b} {e}", half, half, st.sampled_from(["L", "R", "l", "X", "ｌ"])
+        ),
+        st.sampled_from(["", "D", "P", "d ", "²|4 L", "٦|٢ L", "6|2\u00a0L", "6|6 L" * 2000]),
+    )
+
+
+KNOWN_CODES = set(CATALOGUES["de"]) - {"internal_error"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(_move_texts(), min_size=1, max_size=12))
+def test_any_move_text_is_played_or_refused_with_a_known_code(texts: list[str]) -> None:
+    # "²|4 L" used to raise a bare ValueError out of Table.command.
+    table = make_table([human("A"), human("B")], seed="move-texts")
+    now = 0.0
+    for text in texts:
+        assert table.match is not None
+        seat = table.match.round.turn
+        before = table.version
+        now += 0.1
+        out = table.command(seat, {"type": "move", "move": text, "v": table.version}, now)
+        if out.error is None:
+            assert table.version > before  # a legal move was played
+            continue
+        err = out.error
+        assert err["type"] == "error" and err["code"] in KNOWN_CODES, err
+        assert err["message"] and err["message"] != err["code"] and len(err["message"]) < 200
+        assert table.version == before and not table.finished  # refused: nothing changed
+    # The match goes on: a legal move is still accepted.
+    assert table.match is not None
+    seat = table.match.round.turn
+    legal = table.snapshot(seat, now)["view"]["legal"]
+    if not table.finished and legal:
+        out = table.command(seat, {"type": "move", "move": legal[0], "v": table.version}, now)
+        assert out.error is None
+
+
+@pytest.mark.parametrize("text", ["²|4 L", "٦|٢ L", "６|2 R", "+1|2 L", "1_0|2 L", "6|2\u00a0L"])
+def test_a_move_with_a_non_ascii_digit_or_space_is_refused_as_bad_move_text(text: str) -> None:
+    table = make_table([human("A"), human("B")], seed="move-texts")
+    assert table.match is not None
+    out = table.command(
+        table.match.round.turn, {"type": "move", "move": text, "v": table.version}, 0.0
+    )
+    assert out.error is not None and out.error["code"] == "bad_move_text"

@@ -3,8 +3,8 @@
 ``python -m domino.loadtest.serve --port P --data DIR [--pace fast] [--profile OUT]``
 
 It is ``create_app(Settings(...))`` on uvicorn with the same protocol choices
-as ``domino serve`` (uvicorn's defaults: uvloop, httptools, websockets-sansio;
-frames limited to ``Settings.max_frame``), with what a benchmark needs
+as ``domino serve`` (``server/run.py``: uvloop, httptools, the lean WebSocket
+transport; frames limited to ``Settings.max_frame``), with what a benchmark needs
 on top: a raised file-descriptor limit, optionally fast table timing (the
 crash test plays whole matches in seconds), a per-connection message budget
 that can be widened, and an optional cProfile of the whole run, written when
@@ -57,10 +57,10 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--ws",
-        choices=("lean", "uvicorn"),
+        choices=("lean", "websockets-sansio"),  # server.run.TRANSPORTS
         default="lean",
         help="the WebSocket transport: domino's lean one (server/rawws.py, as domino serve) "
-        "or uvicorn's websockets-sansio with the ASGI route (to compare)",
+        "or uvicorn's websockets-sansio protocol with the ASGI route (to compare)",
     )
     p.add_argument(
         "--gc-thresholds",

@@ -1,4 +1,4 @@
-"""A lean WebSocket transport for ``/ws`` (RFC 6455), plugged into uvicorn.
+"""The lean WebSocket transport for ``/ws``: websockets' sans-I/O protocol in a small shell.
 
 uvicorn hands a connection that asks for an upgrade to its websocket protocol
 class; :func:`protocol_factory` makes that class ours. Measured under load
@@ -6,79 +6,69 @@ class; :func:`protocol_factory` makes that class ours. Measured under load
 ASGI stack above it kept ≈ 30 KB of Python objects per open socket (a request
 and response with their header objects, a frame parser, a queue, events, six
 middleware coroutines) and spent a sixth of the server's time per frame sent.
-Here one socket is one :class:`SocketProtocol` with slots, a byte buffer, one
-small inbox and the endpoint's coroutine (:func:`domino.server.ws.serve_socket`,
-the same code the ASGI route runs), and keep-alive pings come from one task
-for all sockets instead of a timer each.
+Here one socket is one :class:`SocketProtocol` with slots around one
+:class:`websockets.server.ServerProtocol`, one small inbox and the endpoint's
+coroutine (:func:`domino.server.ws.serve_socket`, the same code the ASGI route
+runs), and keep-alive pings come from one task for all sockets instead of a
+timer each.
 
-What it implements: the opening handshake (GET ``/ws``, ``Upgrade: websocket``,
-version 13; anything else gets an HTTP error), unmasked server frames, masked
-client frames, fragmentation, ping/pong, the closing handshake, the frame size
-limit (close 1009), UTF-8 checks of text (close 1007) and protocol errors
-(close 1002). No extensions are negotiated (no compression).
+RFC 6455 itself is the library's: it parses and checks the opening request
+(method, ``Upgrade``, ``Connection``, the key) and builds the 101 answer; it
+parses, unmasks and checks every frame (masking, reserved bits, opcodes,
+control frames, fragment order, the size limit) and serializes ours; it
+answers pings and runs the closing handshake. What this module decides:
+
+- the path (anything but ``/ws``: 404) and the version (anything but 13: 426
+  with ``Sec-WebSocket-Version: 13``); the Origin is the endpoint's check
+  (403); HTTP refusals carry no body;
+- messages: fragments joined, text decoded (not UTF-8: close 1007), **binary
+  refused with close 1003** (the protocol is text only, docs/protocol.md);
+- a message over ``ws_max_size`` (the library closes with 1009) is announced
+  first with the ``frame_too_big`` error the endpoint uses;
+- flow: no frame is read before the 101 is sent, reading pauses while
+  :data:`INBOX_PAUSE` messages wait, sending waits while the transport's
+  buffer is full, the peer has :data:`CLOSE_TIMEOUT` to answer our close.
+
+No extensions are negotiated (no compression), no subprotocol.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
+import http
 import logging
-import struct
 from collections import deque
 from collections.abc import Callable
 from typing import Any, cast
+
+from websockets.exceptions import InvalidState, PayloadTooBig
+from websockets.frames import CloseCode, Frame, Opcode
+from websockets.http11 import Request, Response
+from websockets.protocol import OPEN
+from websockets.server import ServerProtocol
+from websockets.typing import BytesLike
+from websockets.utils import accept_key
 
 from .ws import Closed, error_text, serve_socket
 
 log = logging.getLogger("domino.server")
 
-GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 MAX_REQUEST = 16 * 1024  # bytes of the opening request
 INBOX_PAUSE = 64  # unread messages before we stop reading the socket
 PING_INTERVAL = 20.0  # seconds of silence before a ping
 PING_TIMEOUT = 20.0  # seconds a ping may wait for any answer
 CLOSE_TIMEOUT = 5.0  # seconds the peer has to answer our close frame
 
-OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0, 1, 2, 8, 9, 10
+OP_CONT, OP_TEXT, OP_BINARY = int(Opcode.CONT), int(Opcode.TEXT), int(Opcode.BINARY)
+OP_CLOSE, OP_PING, OP_PONG = int(Opcode.CLOSE), int(Opcode.PING), int(Opcode.PONG)
 
-
-def accept_key(key: str) -> str:
-    """``Sec-WebSocket-Accept`` for a client's ``Sec-WebSocket-Key``."""
-    return base64.b64encode(hashlib.sha1(key.encode("ascii") + GUID).digest()).decode("ascii")
+#: The keep-alive ping (empty payload), serialized by the library once for every socket.
+PING_FRAME = Frame(Opcode.PING, b"").serialize(mask=False)
 
 
 def frame(opcode: int, payload: bytes) -> bytes:
-    """One unmasked, final frame (what a server sends)."""
-    n = len(payload)
-    if n < 126:
-        head = struct.pack("!BB", 0x80 | opcode, n)
-    elif n < 65536:
-        head = struct.pack("!BBH", 0x80 | opcode, 126, n)
-    else:
-        head = struct.pack("!BBQ", 0x80 | opcode, 127, n)
-    return head + payload
-
-
-def _unmask(payload: bytes, mask: bytes) -> bytes:
-    n = len(payload)
-    if not n:
-        return b""
-    repeated = (mask * (n // 4 + 1))[:n]
-    return (int.from_bytes(payload, "little") ^ int.from_bytes(repeated, "little")).to_bytes(
-        n, "little"
-    )
-
-
-def _http_error(status: str) -> bytes:
-    # The status line says it all (a malformed upgrade never comes from our client).
-    return f"HTTP/1.1 {status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".encode()
-
-
-class _ProtocolError(Exception):
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
+    """One unmasked, final frame (what a server sends), serialized by the library."""
+    return Frame(Opcode(opcode), payload).serialize(mask=False)
 
 
 class Keepalive:
@@ -110,17 +100,15 @@ class SocketProtocol(asyncio.Protocol):
     """One client's socket from the upgrade request to the close."""
 
     __slots__ = (
-        "_accept_header",
         "_close_timer",
         "_fragments",
-        "_fragments_op",
         "_getter",
         "_inbox",
         "_keepalive",
         "_paused_reading",
+        "_response",
         "_writable",
         "buffer",
-        "close_sent",
         "closed",
         "connections",
         "handshaken",
@@ -132,6 +120,7 @@ class SocketProtocol(asyncio.Protocol):
         "tasks",
         "transport",
         "upgraded",
+        "ws",
     )
 
     def __init__(
@@ -148,18 +137,17 @@ class SocketProtocol(asyncio.Protocol):
         self.connections: set[Any] = server_state.connections
         self.tasks: set[asyncio.Task[None]] = server_state.tasks
         self._keepalive = keepalive
+        self.ws = ServerProtocol(max_size=self.max_size)
         self.transport: asyncio.Transport | None = None
-        self.buffer = bytearray()
+        self.buffer = bytearray()  # the request, then what arrives before the 101 is sent
         self.handshaken = False  # the request was read
         self.upgraded = False  # 101 sent
-        self.closed = False  # no more frames either way
-        self.close_sent = False
+        self.closed = False  # the socket is done: no more messages either way
         self.origin: str | None = None
-        self._accept_header = ""
+        self._response: Response | None = None  # the 101, until the endpoint accepts
         self._inbox: deque[str] = deque()
         self._getter: asyncio.Future[None] | None = None
-        self._fragments: list[bytes] = []
-        self._fragments_op = 0
+        self._fragments: list[BytesLike] | None = None  # a text message arriving in pieces
         self._paused_reading = False
         self._writable: asyncio.Future[None] | None = None
         self._close_timer: asyncio.TimerHandle | None = None
@@ -192,184 +180,170 @@ class SocketProtocol(asyncio.Protocol):
             self._writable.set_result(None)
 
     def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        if not self.handshaken:
-            self._read_request()
+        if not self.upgraded:
+            if self.closed:
+                return  # refused
+            # Frames are read only once the 101 is out: hold them until accept().
+            self.buffer += data
+            if not self.handshaken:
+                self._read_request()
             return
         self.last_seen = asyncio.get_running_loop().time()
         self.ping_sent = None
-        try:
-            self._read_frames()
-        except _ProtocolError as exc:
-            self._fail(exc.code)
+        self._receive(data)
 
     def eof_received(self) -> bool | None:
+        if self.upgraded:
+            self.ws.receive_eof()
+            self._flush()
         return None  # close the transport
 
     def shutdown(self) -> None:
         """uvicorn is stopping: close with 1012 (service restart)."""
-        if self.upgraded and not self.closed:
-            self._send_close(1012)
-            self.closed = True
-            self._wake()
+        if self.upgraded and self.ws.state is OPEN:
+            self.ws.send_close(CloseCode.SERVICE_RESTART)
+            self._flush()
+        self.closed = True
+        self._wake()
         if self.transport is not None:
             self.transport.close()
 
     # -- the opening handshake ---------------------------------------------------------------
     def _read_request(self) -> None:
+        # uvicorn has parsed the request already and hands it over re-serialized;
+        # the library parses it again, up to its blank line only.
         end = self.buffer.find(b"\r\n\r\n")
         if end < 0:
             if len(self.buffer) > MAX_REQUEST:
-                self._reject("431 Request Header Fields Too Large")
+                self._refuse(http.HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE)
             return
-        head = bytes(self.buffer[:end]).decode("latin-1")
+        head = bytes(self.buffer[: end + 4])
         del self.buffer[: end + 4]
         self.handshaken = True
-        lines = head.split("\r\n")
-        parts = lines[0].split(" ")
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            name, sep, value = line.partition(":")
-            if sep:
-                key = name.strip().lower()
-                value = value.strip()
-                headers[key] = f"{headers[key]}, {value}" if key in headers else value
-        if len(parts) != 3 or parts[0] != "GET":
-            self._reject("400 Bad Request")
+        self.ws.receive_data(head)
+        events = self.ws.events_received()
+        request = events[0] if events else None
+        if not isinstance(request, Request):
+            # Not an HTTP request the library can read: it gives up (EOF).
+            self._flush()
+            self._finish()
             return
-        if parts[1].partition("?")[0] != "/ws":
-            self._reject("404 Not Found")
+        if request.path.partition("?")[0] != "/ws":
+            self._refuse(http.HTTPStatus.NOT_FOUND)
             return
-        upgrade = headers.get("upgrade", "").lower()
-        connection = {t.strip() for t in headers.get("connection", "").lower().split(",")}
-        key = headers.get("sec-websocket-key", "")
-        if upgrade != "websocket" or "upgrade" not in connection or not key:
-            self._reject("400 Bad Request")
+        if request.headers.get_all("Sec-WebSocket-Version") != ["13"]:
+            self._refuse(http.HTTPStatus.UPGRADE_REQUIRED, ("Sec-WebSocket-Version", "13"))
             return
-        try:
-            if len(base64.b64decode(key, validate=True)) != 16:
-                raise ValueError(key)
-        except ValueError:
-            self._reject("400 Bad Request")
+        response = self.ws.accept(request)
+        if response.status_code != 101:
+            self._send_refusal(response)
             return
-        if headers.get("sec-websocket-version") != "13":
-            self._reject("426 Upgrade Required")
-            return
-        self.origin = headers.get("origin")
-        self._accept_header = accept_key(key)
+        self.origin = self.ws.origin
+        self._response = response
+        # The library's parser holds on to the request for the socket's lifetime;
+        # nothing reads its headers again.
+        request.headers.clear()
         task = asyncio.get_running_loop().create_task(serve_socket(self.service, RawSocket(self)))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    def _reject(self, status: str) -> None:
-        assert self.transport is not None
+    def _refuse(self, status: http.HTTPStatus, *headers: tuple[str, str]) -> None:
+        response = self.ws.reject(status, "")
+        for name, value in headers:
+            response.headers[name] = value
+        self._send_refusal(response)
+
+    def _send_refusal(self, response: Response) -> None:
+        """An HTTP answer other than 101, without the library's English body."""
+        if response.body:
+            response.body = b""
+            del response.headers["Content-Length"]
+            response.headers["Content-Length"] = "0"
         self.handshaken = True
-        self.closed = True
-        self.transport.write(_http_error(status))
-        self.transport.close()
+        self.ws.send_response(response)  # queues the answer and the end of the stream
+        self._flush()
+        self._finish()
 
     # -- frames -------------------------------------------------------------------------------
-    def _read_frames(self) -> None:
-        buf = self.buffer
-        while self.transport is not None and not self.transport.is_closing():
-            if len(buf) < 2:
-                return
-            b0, b1 = buf[0], buf[1]
-            fin, opcode = b0 & 0x80, b0 & 0x0F
-            if b0 & 0x70:
-                raise _ProtocolError(1002)  # no extension was agreed
-            if not b1 & 0x80:
-                raise _ProtocolError(1002)  # clients must mask
-            n = b1 & 0x7F
-            pos = 2
-            if n == 126:
-                if len(buf) < 4:
-                    return
-                n = int.from_bytes(buf[2:4], "big")
-                pos = 4
-            elif n == 127:
-                if len(buf) < 10:
-                    return
-                n = int.from_bytes(buf[2:10], "big")
-                pos = 10
-            if opcode >= 8 and (not fin or n > 125):
-                raise _ProtocolError(1002)
-            if opcode < 8 and n + sum(len(f) for f in self._fragments) > self.max_size:
-                raise _ProtocolError(1009)
-            if len(buf) < pos + 4 + n:
-                return
-            mask = bytes(buf[pos : pos + 4])
-            payload = _unmask(bytes(buf[pos + 4 : pos + 4 + n]), mask)
-            del buf[: pos + 4 + n]
-            self._on_frame(fin, opcode, payload)
+    def _receive(self, data: bytes | bytearray) -> None:
+        ws = self.ws
+        was_open = ws.state is OPEN
+        ws.receive_data(data)
+        # The library has read every whole frame of ``data`` (and stopped at the first
+        # it refused): what came before a refusal still counts, nothing after ours does.
+        for event in ws.events_received() if was_open else ():
+            if not isinstance(event, Frame):
+                continue
+            opcode = event.opcode
+            if opcode is Opcode.TEXT:
+                if not event.fin:
+                    self._fragments = [event.data]
+                elif not self._message(event.data):
+                    break
+            elif opcode is Opcode.CONT:
+                # The library checks the order of fragments and their total size.
+                if self._fragments is not None:
+                    self._fragments.append(event.data)
+                    if event.fin:
+                        parts, self._fragments = self._fragments, None
+                        if not self._message(b"".join(parts)):
+                            break
+            elif opcode is Opcode.BINARY:
+                self._close(CloseCode.UNSUPPORTED_DATA)  # the protocol is text only
+                break
+            # PING was answered by the library, PONG needs nothing, CLOSE was echoed.
+        if was_open and isinstance(ws.parser_exc, PayloadTooBig):
+            # The library failed the connection with 1009; say why before its close frame,
+            # as the endpoint does for a message it finds too long.
+            self._write(frame(OP_TEXT, error_text("frame_too_big", limit=self.max_size).encode()))
+        self._flush()
 
-    def _on_frame(self, fin: int, opcode: int, payload: bytes) -> None:
-        if self.close_sent and opcode != OP_CLOSE:
-            return  # closing: only the peer's close frame matters now
-        if opcode == OP_PING:
-            self._write(frame(OP_PONG, payload))
-            return
-        if opcode == OP_PONG:
-            return
-        if opcode == OP_CLOSE:
-            self._on_close(payload)
-            return
-        if opcode == OP_CONT:
-            if not self._fragments_op:
-                raise _ProtocolError(1002)
-            self._fragments.append(payload)
-            if not fin:
-                return
-            opcode, payload = self._fragments_op, b"".join(self._fragments)
-            self._fragments, self._fragments_op = [], 0
-        elif opcode in (OP_TEXT, OP_BINARY):
-            if self._fragments_op:
-                raise _ProtocolError(1002)  # a new message inside a fragmented one
-            if not fin:
-                self._fragments, self._fragments_op = [payload], opcode
-                return
-        else:
-            raise _ProtocolError(1002)
-        if opcode == OP_TEXT:
-            try:
-                text = payload.decode("utf-8")
-            except UnicodeDecodeError:
-                raise _ProtocolError(1007) from None
-        else:
-            try:
-                text = payload.decode("utf-8")
-            except UnicodeDecodeError:
-                text = "\x00"  # not JSON: answered as bad_json
+    def _message(self, payload: BytesLike) -> bool:
+        """Queue one whole message for the endpoint; ``False`` if it failed the socket."""
+        try:
+            text = str(payload, "utf-8")
+        except UnicodeDecodeError:
+            self.ws.fail(CloseCode.INVALID_DATA)
+            return False
         self._inbox.append(text)
         if len(self._inbox) >= INBOX_PAUSE and not self._paused_reading and self.transport:
             self._paused_reading = True
             self.transport.pause_reading()
         self._wake()
+        return True
 
-    def _on_close(self, payload: bytes) -> None:
-        code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 1000
-        if not self.close_sent:
-            self._send_close(code if 1000 <= code < 5000 and code not in (1005, 1006) else 1000)
+    def _close(self, code: int) -> None:
+        """Start the closing handshake (nothing to do if it has begun)."""
+        if self.ws.state is OPEN:
+            self.ws.send_close(code)
+        self._flush()
+        self.closed = True
+        self._wake()
+
+    def _flush(self) -> None:
+        """Write what the library has queued; its end of stream closes the transport."""
+        transport = self.transport
+        for data in self.ws.data_to_send():
+            if not data:  # SEND_EOF
+                self._finish()
+            elif transport is not None and not transport.is_closing():
+                transport.write(data)
+        if (
+            self._close_timer is None
+            and transport is not None
+            and not transport.is_closing()
+            and self.ws.close_expected()
+        ):
+            # Our close frame is out: the peer answers and closes; if it does not, we do.
+            self._close_timer = asyncio.get_running_loop().call_later(
+                CLOSE_TIMEOUT, transport.close
+            )
+
+    def _finish(self) -> None:
         self.closed = True
         self._wake()
         if self.transport is not None:
             self.transport.close()
-
-    def _fail(self, code: int) -> None:
-        if not self.close_sent:
-            if code == 1009 and self.upgraded:
-                # Say why, as the socket's logic does for a message it finds too long.
-                text = error_text("frame_too_big", limit=self.max_size)
-                self._write(frame(OP_TEXT, text.encode("utf-8")))
-            self._send_close(code)
-        self.closed = True
-        self._wake()
-        if self.transport is not None:
-            self.transport.close()
-
-    def _send_close(self, code: int) -> None:
-        self.close_sent = True
-        self._write(frame(OP_CLOSE, code.to_bytes(2, "big")))
 
     def _write(self, data: bytes) -> None:
         if self.transport is not None and not self.transport.is_closing():
@@ -390,27 +364,24 @@ class SocketProtocol(asyncio.Protocol):
             return
         if now - self.last_seen > PING_INTERVAL:
             self.ping_sent = now
-            self._write(frame(OP_PING, b""))
+            self._write(PING_FRAME)  # the same bytes as ws.send_ping(b"")
 
     # -- what RawSocket uses ------------------------------------------------------------
     def accept(self) -> None:
-        self.upgraded = True
-        self._write(
-            b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            b"Sec-WebSocket-Accept: " + self._accept_header.encode("ascii") + b"\r\n\r\n"
-        )
-        if self.closed:
+        response, self._response = self._response, None
+        if self.closed or response is None:
             return  # the peer left before the upgrade was answered
+        self.ws.send_response(response)
+        self.upgraded = True
+        self._flush()
         self._keepalive.add(self)
         if self.buffer:  # frames sent right behind the request
-            try:
-                self._read_frames()
-            except _ProtocolError as exc:
-                self._fail(exc.code)
+            data, self.buffer = self.buffer, bytearray()
+            self._receive(data)
 
     async def receive(self) -> str:
         while not self._inbox:
-            if self.closed:
+            if self.closed or self.ws.state is not OPEN:
                 raise Closed
             self._getter = asyncio.get_running_loop().create_future()
             try:
@@ -424,28 +395,23 @@ class SocketProtocol(asyncio.Protocol):
         return text
 
     async def send_text(self, text: str) -> None:
-        if self.closed or self.close_sent:
-            raise Closed
         if self._writable is not None and not self._writable.done():
             await self._writable
-        self._write(frame(OP_TEXT, text.encode("utf-8")))
+        if self.closed or self.ws.state is not OPEN:
+            raise Closed
+        try:
+            self.ws.send_text(text.encode("utf-8"))
+        except InvalidState:
+            raise Closed from None
+        self._flush()
 
     def close(self, code: int) -> None:
         if not self.upgraded:
-            self.closed = True
-            if self.transport is not None:
-                self.transport.write(_http_error("403 Forbidden"))
-                self.transport.close()
+            self._response = None
+            if not self.closed and not self.ws.eof_sent:
+                self._refuse(http.HTTPStatus.FORBIDDEN)
             return
-        if not self.close_sent:
-            self._send_close(code)
-        self.closed = True
-        self._wake()
-        if self.transport is not None and self._close_timer is None:
-            # The peer answers our close frame and closes; if it does not, we do.
-            self._close_timer = asyncio.get_running_loop().call_later(
-                CLOSE_TIMEOUT, self.transport.close
-            )
+        self._close(code)
 
 
 class RawSocket:
@@ -459,7 +425,8 @@ class RawSocket:
 
     @property
     def is_open(self) -> bool:
-        return self.proto.upgraded and not self.proto.close_sent and not self.proto.closed
+        proto = self.proto
+        return proto.upgraded and not proto.closed and proto.ws.state is OPEN
 
     async def accept(self) -> None:
         self.proto.accept()
@@ -486,4 +453,16 @@ def protocol_factory(service: Any) -> Callable[..., SocketProtocol]:
     return make
 
 
-__all__ = ["RawSocket", "SocketProtocol", "accept_key", "frame", "protocol_factory"]
+__all__ = [
+    "OP_BINARY",
+    "OP_CLOSE",
+    "OP_CONT",
+    "OP_PING",
+    "OP_PONG",
+    "OP_TEXT",
+    "RawSocket",
+    "SocketProtocol",
+    "accept_key",
+    "frame",
+    "protocol_factory",
+]

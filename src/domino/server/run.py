@@ -1,10 +1,11 @@
 """How a serving process runs the app on uvicorn (``domino serve``, the benchmark, tests).
 
 One place for the choices: httptools for HTTP, the lean WebSocket transport of
-:mod:`.rawws` for ``/ws`` (``ws="uvicorn"`` keeps uvicorn's own, to compare),
-no permessage-deflate (each compressing socket holds zlib state of tens of KB
-and spends CPU per frame, for state messages of 2–3 KB), frames limited to
-``Settings.max_frame``.
+:mod:`.rawws` for ``/ws`` (websockets' sans-I/O ``ServerProtocol`` in a small
+shell; ``ws="websockets-sansio"`` serves ``/ws`` with uvicorn's protocol class
+of that name and the ASGI route instead, to compare), no permessage-deflate
+(each compressing socket holds zlib state of tens of KB and spends CPU per
+frame, for state messages of 2–3 KB), frames limited to ``Settings.max_frame``.
 """
 
 from __future__ import annotations
@@ -22,10 +23,20 @@ from fastapi import FastAPI
 from .rawws import protocol_factory
 from .settings import Settings
 
+#: The WebSocket transports :func:`uvicorn_config` can serve ``/ws`` with.
+TRANSPORTS = ("lean", "websockets-sansio")
+
 
 def uvicorn_config(app: FastAPI, settings: Settings, *, ws: str = "lean", **extra: Any) -> Any:
-    """A ``uvicorn.Config`` for ``app`` (made by ``create_app(settings)``)."""
-    protocol: Any = protocol_factory(app.state.service) if ws == "lean" else "websockets-sansio"
+    """A ``uvicorn.Config`` for ``app`` (made by ``create_app(settings)``).
+
+    ``ws``: ``"lean"`` (:mod:`.rawws`, what ``domino serve`` uses) or
+    ``"websockets-sansio"`` (uvicorn's ``WebSocketsSansIOProtocol`` under the ASGI
+    route :func:`.ws.websocket_endpoint`; not uvicorn's default, which is ``"auto"``).
+    """
+    if ws not in TRANSPORTS:
+        raise ValueError(f"ws must be one of {TRANSPORTS}, not {ws!r}")
+    protocol: Any = protocol_factory(app.state.service) if ws == "lean" else ws
     options: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
@@ -68,4 +79,4 @@ def serving_in_thread(app: FastAPI, settings: Settings, **extra: Any) -> Iterato
         thread.join(timeout=10)
 
 
-__all__ = ["free_port", "serving_in_thread", "uvicorn_config"]
+__all__ = ["TRANSPORTS", "free_port", "serving_in_thread", "uvicorn_config"]

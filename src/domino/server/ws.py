@@ -25,6 +25,7 @@ from .service import Service
 
 log = logging.getLogger("domino.server")
 
+CLOSE_UNSUPPORTED = 1003  # a binary message: the protocol is text only
 CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009
 
@@ -74,8 +75,8 @@ class Socket(Protocol):
         """Complete the upgrade."""
 
     async def receive(self) -> str:
-        """The next message as text (binary that is not UTF-8: ``"\\x00"``); raises
-        :class:`Closed` when the peer is gone."""
+        """The next text message; raises :class:`Closed` when the peer is gone, and
+        after closing the socket with 1003 when the peer sends a binary message."""
         ...
 
     async def send_text(self, text: str) -> None:
@@ -114,16 +115,17 @@ class AsgiSocket:
             raise Closed
         if message.get("text") is not None:
             return str(message["text"])
-        data = message.get("bytes") or b""
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            return "\x00"  # not JSON: answered as bad_json
+        # A binary message: refused, as the lean transport does (docs/protocol.md).
+        with contextlib.suppress(Exception):
+            await self.ws.close(code=CLOSE_UNSUPPORTED)
+        raise Closed
 
     async def send_text(self, text: str) -> None:
         await self.ws.send_text(text)
 
     async def close(self, code: int) -> None:
+        if self.ws.application_state == WebSocketState.DISCONNECTED:
+            return  # closed already (a refused binary message)
         await self.ws.close(code=code)
 
 
