@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from domino.server.benchdb import bench
-from domino.server.db import Database, NameTaken
+from domino.server.db import Database, NameTaken, StaleFence
 
 from .harness import harness, latest_state, lobby_with_bots, play_out, start
 
@@ -157,3 +157,63 @@ async def test_concurrent_appends_share_commits_and_fail_alone(db: Database) -> 
 async def test_the_append_benchmark_runs(tmp_path: Path) -> None:
     line = await bench(f"sqlite+aiosqlite:///{tmp_path / 'b.sqlite'}", 3, 4)
     assert line.startswith("3 matches x 4 appends: ") and "appends/s" in line
+
+
+async def test_a_claim_increments_the_fence_and_a_stale_append_is_refused(db: Database) -> None:
+    seats = [{"kind": "bot", "name": "B", "level": "profi", "player_id": None}]
+    await db.create_match("m1", None, {}, seats, "s", 1.0, [{"v": 1}])
+    first = await db.claim("m1", "node-a")
+    await db.append("m1", 1, [{"v": 2}], first)
+    second = await db.claim("m1", "node-b")
+    assert second == first + 1
+    with pytest.raises(StaleFence) as refused:
+        await db.append("m1", 2, [{"v": 3}], first)  # node-a lost the match
+    assert (refused.value.fence, refused.value.current) == (first, second)
+    with pytest.raises(StaleFence):
+        await db.append("m1", 2, [{"v": 3}])  # the unclaimed token (0) is stale too
+    await db.append("m1", 2, [{"v": 3, "by": "b"}], second)
+    assert await db.load("m1") == [{"v": 1}, {"v": 2}, {"v": 3, "by": "b"}]
+    assert (await db.match("m1") or {})["owner"] == "node-b"
+    with pytest.raises(StaleFence):
+        await db.append("nope", 0, [{"v": 1}], 1)  # no such match: nothing to fence with
+    with pytest.raises(KeyError):
+        await db.claim("nope", "node-a")
+
+
+async def test_a_stale_append_fails_alone_in_its_group_commit(db: Database) -> None:
+    seats = [{"kind": "bot", "name": "B", "level": "profi", "player_id": None}]
+    fences = {}
+    for m in range(10):
+        await db.create_match(f"m{m}", None, {}, seats, "s", 1.0, [{"v": 1}])
+        fences[f"m{m}"] = await db.claim(f"m{m}", "node-a")
+    stale = fences["m0"]
+    fences["m0"] = await db.claim("m0", "node-b")
+
+    # Queued together before the flusher runs: all of them go into one transaction.
+    appends = [db.append(f"m{m}", 1, [{"v": 2}], fences[f"m{m}"]) for m in range(10)]
+    appends.append(db.append("m0", 1, [{"v": 2, "by": "a"}], stale))
+    appends.append(db.append("m3", 2, [{"v": 3}], fences["m3"] - 1))
+    results = await asyncio.gather(*appends, return_exceptions=True)
+    assert results[:10] == [None] * 10, results
+    assert isinstance(results[10], StaleFence) and isinstance(results[11], StaleFence)
+    for m in range(10):
+        assert await db.load(f"m{m}") == [{"v": 1}, {"v": 2}]
+
+
+async def test_a_stale_append_beside_a_clash_fails_alone(db: Database) -> None:
+    # A position written twice sends the batch down the one-by-one path; the fence
+    # is checked there as well.
+    seats = [{"kind": "bot", "name": "B", "level": "profi", "player_id": None}]
+    for m in ("a", "b", "c"):
+        await db.create_match(m, None, {}, seats, "s", 1.0, [{"v": 1}])
+    fa, fb, fc = [await db.claim(m, "node") for m in ("a", "b", "c")]
+    await db.claim("b", "other")
+    results = await asyncio.gather(
+        db.append("a", 1, [{"v": 2}], fa),
+        db.append("b", 1, [{"v": 2}], fb),
+        db.append("c", 0, [{"v": 1}], fc),
+        return_exceptions=True,
+    )
+    assert results[0] is None
+    assert isinstance(results[1], StaleFence) and isinstance(results[2], IntegrityError)
+    assert await db.load("a") == [{"v": 1}, {"v": 2}] and await db.load("b") == [{"v": 1}]

@@ -1,7 +1,8 @@
 """Measure match-log appends: ``python -m domino.server.benchdb [URL] [MATCHES] [ENTRIES]``.
 
 Each of MATCHES simulated matches appends ENTRIES entries one at a time, all
-concurrently, against a fresh SQLite file (or the database URL given); prints
+concurrently (each with the fencing token of its claim, as a serving node does),
+against a fresh SQLite file (or the database URL given); prints
 appends per second and the latency percentiles a match waits per entry.
 """
 
@@ -23,15 +24,17 @@ async def bench(url: str, matches: int, entries: int) -> str:
     db = Database(url, prefix)
     await db.create()
     seats = [{"kind": "bot", "name": "B", "level": "profi", "player_id": None}]
+    fences = []
     for m in range(matches):
         await db.create_match(f"m{m}", None, {}, seats, "s", 1.0, [{"v": 1}])
+        fences.append(await db.claim(f"m{m}", "bench"))
     waits: list[float] = []
 
     async def play(m: int) -> None:
         for v in range(2, entries + 2):
             entry = {"v": v, "t": 1.0, "seat": 0, "kind": "bot", "payload": {"move": "6|2 L"}}
             t = time.perf_counter()
-            await db.append(f"m{m}", v - 1, [entry])
+            await db.append(f"m{m}", v - 1, [entry], fences[m])
             waits.append(time.perf_counter() - t)
 
     t0 = time.perf_counter()

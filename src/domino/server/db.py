@@ -31,6 +31,17 @@ class NameTaken(Exception):
     """An account with that name exists already."""
 
 
+class StaleFence(Exception):
+    """An append carried a fencing token that is no longer the match's (another owner
+    claimed it, or it does not exist); nothing of that append was written."""
+
+    def __init__(self, mid: str, fence: int, current: int | None) -> None:
+        super().__init__(f"match {mid}: fence {fence} is stale (current: {current})")
+        self.mid = mid
+        self.fence = fence
+        self.current = current
+
+
 @dataclass(frozen=True)
 class Tables:
     """The schema, with an optional name prefix (parallel test runs share a database)."""
@@ -89,6 +100,10 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("finished_at", sa.Float, nullable=True),
         sa.Column("result", sa.Text, nullable=True),
         sa.Column("record", sa.Text, nullable=True),
+        # The fencing token: every claim of the match increments it, and an append is
+        # refused unless it carries the current one (see Database.append).
+        sa.Column("fence", sa.BigInteger, nullable=False, server_default="0"),
+        sa.Column("owner", sa.String(64), nullable=True),
     )
     log = sa.Table(
         f"{prefix}match_log",
@@ -135,8 +150,21 @@ class StoredMatch:
 #: Seconds between WAL checkpoints of a SQLite database (see Database._checkpoint_every).
 CHECKPOINT_EVERY = 1.0
 
-#: One waiting append: its rows and the future its caller awaits.
-_Append = tuple[list[dict[str, Any]], asyncio.Future[None]]
+#: One waiting append: its match, fencing token, rows and the future its caller awaits.
+@dataclass(slots=True)
+class _Append:
+    mid: str
+    fence: int
+    rows: list[dict[str, Any]]
+    done: asyncio.Future[None]
+
+    def settle(self, exc: BaseException | None = None) -> None:
+        if self.done.done():
+            return
+        if exc is None:
+            self.done.set_result(None)
+        else:
+            self.done.set_exception(exc)
 
 
 class Database:
@@ -170,6 +198,7 @@ class Database:
         self._insert_sql = (
             f'INSERT INTO "{self.t.log.name}" (match_id, idx, entry) VALUES (?, ?, ?)'
         )
+        self._fence_sql = f'SELECT fence FROM "{self.t.matches.name}" WHERE id = ?'
 
     async def create(self) -> None:
         """Create missing tables."""
@@ -400,12 +429,41 @@ class Database:
                     [{"match_id": mid, "idx": i, "entry": _dumps(e)} for i, e in enumerate(log)],
                 )
 
-    async def append(self, mid: str, start: int, entries: list[dict[str, Any]]) -> None:
+    async def claim(self, mid: str, owner: str) -> int:
+        """Take ownership of a match: store ``owner`` and return its new fencing token.
+
+        The database increments the token, so every claim outdates every earlier
+        one: appends carrying an older token are refused from then on
+        (:class:`StaleFence`). ``KeyError`` when the match does not exist.
+        """
+        m = self.t.matches
+        async with self._write() as conn:
+            row = (
+                await conn.execute(
+                    m.update()
+                    .where(m.c.id == mid)
+                    .values(fence=m.c.fence + 1, owner=owner[:64])
+                    .returning(m.c.fence)
+                )
+            ).first()
+        if row is None:
+            raise KeyError(mid)
+        return int(row.fence)
+
+    async def append(
+        self, mid: str, start: int, entries: list[dict[str, Any]], fence: int = 0
+    ) -> None:
         """Append accepted entries at positions ``start, start + 1, ...`` (never overwrites).
+
+        ``fence`` is the token the caller's :meth:`claim` returned (0: a match nobody
+        has claimed). The database checks it in the transaction of the insert and
+        refuses the append with :class:`StaleFence` unless it is the match's current
+        token, so a node that lost a match can never write into it again.
 
         Returns once they are committed. Appends of many matches that arrive while a
         commit runs share the next one (group commit): alone, an append commits at once;
-        under load, one transaction carries every waiting match's entries.
+        under load, one transaction carries every waiting match's entries. An append
+        that is refused (stale token, a position written twice) fails alone.
         """
         if not entries:
             return
@@ -413,10 +471,14 @@ class Database:
             {"match_id": mid, "idx": start + i, "entry": _dumps(e)} for i, e in enumerate(entries)
         ]
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append((rows, done))
+        self._pending.append(_Append(mid, fence, rows, done))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush())
         await done
+
+    async def load(self, mid: str) -> list[dict[str, Any]]:
+        """A match's stored entries in order (the entry store's read door)."""
+        return await self.match_log(mid)
 
     async def _flush(self) -> None:
         while self._pending:
@@ -431,24 +493,47 @@ class Database:
             batch, self._pending = self._pending, []
             try:
                 async with self._write() as conn:
-                    await conn.execute(self.t.log.insert(), [r for rows, _ in batch for r in rows])
+                    refused = await self._insert_fenced(conn, batch)
             except Exception:
                 # One bad append (a position written twice) must not fail the others:
                 # commit each on its own and report to each its own outcome.
-                for rows, done in batch:
+                for ap in batch:
                     try:
                         async with self._write() as conn:
-                            await conn.execute(self.t.log.insert(), rows)
+                            refused = await self._insert_fenced(conn, [ap])
                     except Exception as exc:
-                        if not done.done():
-                            done.set_exception(exc)
+                        ap.settle(exc)
                     else:
-                        if not done.done():
-                            done.set_result(None)
+                        ap.settle(refused.get(id(ap)))
                 continue
-            for _, done in batch:
-                if not done.done():
-                    done.set_result(None)
+            for ap in batch:
+                ap.settle(refused.get(id(ap)))
+
+    async def _insert_fenced(
+        self, conn: AsyncConnection, batch: list[_Append]
+    ) -> dict[int, StaleFence]:
+        """Insert the rows of every append in ``batch`` whose fence is current.
+
+        One read of the batch's matches, locked ``FOR SHARE`` on PostgreSQL: a claim
+        (an UPDATE of the row) waits for this transaction, and this read waits for a
+        claim in flight and then sees its new token. Returns the refused appends.
+        """
+        m = self.t.matches
+        q = sa.select(m.c.id, m.c.fence).where(m.c.id.in_(sorted({ap.mid for ap in batch})))
+        if not self.is_sqlite:
+            q = q.with_for_update(read=True)
+        current = {r.id: int(r.fence) for r in await conn.execute(q)}
+        refused: dict[int, StaleFence] = {}
+        rows: list[dict[str, Any]] = []
+        for ap in batch:
+            now = current.get(ap.mid)
+            if now != ap.fence:
+                refused[id(ap)] = StaleFence(ap.mid, ap.fence, now)
+            else:
+                rows.extend(ap.rows)
+        if rows:
+            await conn.execute(self.t.log.insert(), rows)
+        return refused
 
     async def _checkpoint_every(self, period: float) -> None:
         """Checkpoint the WAL in a worker thread every ``period`` seconds (PASSIVE: it
@@ -479,39 +564,52 @@ class Database:
         aiosqlite took five hand-overs between threads, each waiting for a busy event
         loop's next turn — 100–400 ms under load, for every match at once. Blocking the
         loop for the insert itself is far cheaper than waiting for it.
-        """
-        sql = self._insert_sql
 
-        def commit(rows: list[dict[str, Any]]) -> None:
+        Each match's fencing token is read (by primary key, once per match of the
+        batch) inside the same ``BEGIN IMMEDIATE`` transaction as the insert: that
+        transaction holds SQLite's write lock, so no claim can come in between.
+        """
+        sql, fence_sql = self._insert_sql, self._fence_sql
+
+        def commit(part: list[_Append]) -> dict[int, StaleFence]:
             con.execute("BEGIN IMMEDIATE")
             try:
-                con.executemany(sql, [(r["match_id"], r["idx"], r["entry"]) for r in rows])
+                current: dict[str, int | None] = {}
+                refused: dict[int, StaleFence] = {}
+                rows: list[tuple[str, int, str]] = []
+                for ap in part:
+                    if ap.mid not in current:
+                        row = con.execute(fence_sql, (ap.mid,)).fetchone()
+                        current[ap.mid] = None if row is None else int(row[0])
+                    if current[ap.mid] != ap.fence:
+                        refused[id(ap)] = StaleFence(ap.mid, ap.fence, current[ap.mid])
+                        continue
+                    rows.extend((r["match_id"], r["idx"], r["entry"]) for r in ap.rows)
+                if rows:
+                    con.executemany(sql, rows)
                 con.execute("COMMIT")
             except BaseException:
                 if con.in_transaction:  # never leave the appender inside a transaction
                     con.execute("ROLLBACK")
                 raise
+            return refused
 
         try:
-            commit([r for rows, _ in batch for r in rows])
+            refused = commit(batch)
         except sqlite3.Error:
             # One bad append (a position written twice) must not fail the others.
-            for rows, done in batch:
+            for ap in batch:
                 try:
-                    commit(rows)
+                    alone = commit([ap])
                 except sqlite3.IntegrityError as exc:
-                    if not done.done():
-                        done.set_exception(IntegrityError(sql, None, exc))
+                    ap.settle(IntegrityError(sql, None, exc))
                 except sqlite3.Error as exc:
-                    if not done.done():
-                        done.set_exception(exc)
+                    ap.settle(exc)
                 else:
-                    if not done.done():
-                        done.set_result(None)
+                    ap.settle(alone.get(id(ap)))
             return
-        for _, done in batch:
-            if not done.done():
-                done.set_result(None)
+        for ap in batch:
+            ap.settle(refused.get(id(ap)))
 
     async def unfinished(self) -> list[StoredMatch]:
         """Every running match with its log, for replay after a restart."""

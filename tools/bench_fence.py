@@ -1,0 +1,100 @@
+"""What the fencing token costs an append: the store of a git revision before the fence
+against the current one, side by side in one run.
+
+Usage: ``python tools/bench_fence.py [REV] [ROUNDS] [MATCHES] [ENTRIES]`` (defaults:
+``363fa66``, the last commit without a fence; 3 rounds; 50 matches; 40 entries).
+Each round runs the same workload as ``python -m domino.server.benchdb`` (MATCHES
+matches appending ENTRIES entries one at a time, concurrently, on a fresh SQLite
+file) once with each store, alternating, and prints appends per second and the
+latency percentiles of both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _old_db(rev: str, tmp: Path) -> ModuleType:
+    text = subprocess.run(
+        ["git", "show", f"{rev}:src/domino/server/db.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    path = tmp / "old_db.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("old_db", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def _run(db_class: Any, url: str, matches: int, entries: int) -> tuple[float, list[float]]:
+    db = db_class(url)
+    await db.create()
+    seats = [{"kind": "bot", "name": "B", "level": "profi", "player_id": None}]
+    fenced = hasattr(db, "claim")
+    fences = []
+    for m in range(matches):
+        await db.create_match(f"m{m}", None, {}, seats, "s", 1.0, [{"v": 1}])
+        fences.append(await db.claim(f"m{m}", "bench") if fenced else 0)
+    waits: list[float] = []
+
+    async def play(m: int) -> None:
+        for v in range(2, entries + 2):
+            entry = {"v": v, "t": 1.0, "seat": 0, "kind": "bot", "payload": {"move": "6|2 L"}}
+            t = time.perf_counter()
+            if fenced:
+                await db.append(f"m{m}", v - 1, [entry], fences[m])
+            else:
+                await db.append(f"m{m}", v - 1, [entry])
+            waits.append(time.perf_counter() - t)
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(play(m) for m in range(matches)))
+    elapsed = time.perf_counter() - t0
+    await db.close()
+    return len(waits) / elapsed, sorted(waits)
+
+
+def main(argv: list[str]) -> None:
+    """Command-line entry point."""
+    rev = argv[0] if argv else "363fa66"
+    rounds = int(argv[1]) if len(argv) > 1 else 3
+    matches = int(argv[2]) if len(argv) > 2 else 50
+    entries = int(argv[3]) if len(argv) > 3 else 40
+    sys.path.insert(0, str(ROOT / "src"))
+    from domino.server.db import Database
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        stores = {f"before ({rev})": _old_db(rev, tmp).Database, "fenced": Database}
+        results: dict[str, list[tuple[float, list[float]]]] = {k: [] for k in stores}
+        for r in range(rounds):
+            for name, cls in stores.items():
+                url = f"sqlite+aiosqlite:///{tmp / f'{r}-{len(results[name])}-{name[:6]}.sqlite'}"
+                results[name].append(asyncio.run(_run(cls, url, matches, entries)))
+        for name, runs in results.items():
+            rates = ", ".join(f"{rate:.0f}" for rate, _ in runs)
+            waits = sorted(w for _, ws in runs for w in ws)
+            n = len(waits)
+            print(
+                f"{name:>18}: appends/s per round {rates}; "
+                f"p50 {waits[n // 2] * 1000:.2f} ms, p99 {waits[int(n * 0.99)] * 1000:.2f} ms"
+            )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
