@@ -37,6 +37,7 @@ def _old_db(rev: str, tmp: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location("old_db", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules["old_db"] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 

@@ -92,6 +92,8 @@ _DE: dict[str, str] = {
     # -- matches -----------------------------------------------------------------
     "match_not_found": "Diese Partie gibt es nicht.",
     "match_over": "Die Partie ist vorbei.",
+    "match_moved": "Diese Partie läuft jetzt auf einem anderen Server. Dein Zug wurde nicht "
+    "angenommen; bitte verbinde dich neu.",
     "not_seated": "Du sitzt in dieser Partie nicht am Tisch.",
     "not_watching": "Du schaust dieser Partie nicht zu.",
     "stale_version": "Der Tisch hat sich inzwischen geändert. Bitte sieh noch einmal hin.",
@@ -396,6 +398,8 @@ _EN: dict[str, str] = {
     "pairs_need_four": "Pairs only with exactly 4 seats.",
     "match_not_found": "There is no such match.",
     "match_over": "The match is over.",
+    "match_moved": "This match now runs on another server. Your move was not accepted; "
+    "please reconnect.",
     "not_seated": "You have no seat in this match.",
     "not_watching": "You are not watching this match.",
     "stale_version": "The table has changed in the meantime. Please look again.",

@@ -127,7 +127,9 @@ def skip_log_writes() -> None:
     """
     from domino.server import db as dbmod
 
-    async def append(self: Any, mid: str, start: int, entries: list[dict[str, Any]]) -> None:
+    async def append(
+        self: Any, mid: str, start: int, entries: list[dict[str, Any]], fence: int = 0
+    ) -> None:
         return None
 
     dbmod.Database.append = append  # type: ignore[method-assign]

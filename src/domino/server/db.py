@@ -150,6 +150,7 @@ class StoredMatch:
 #: Seconds between WAL checkpoints of a SQLite database (see Database._checkpoint_every).
 CHECKPOINT_EVERY = 1.0
 
+
 #: One waiting append: its match, fencing token, rows and the future its caller awaits.
 @dataclass(slots=True)
 class _Append:

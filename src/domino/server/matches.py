@@ -4,8 +4,13 @@ The task sleeps (on the injectable clock) until ``Table.next_wakeup()``, or
 until a command changed the table, then calls ``Table.advance(now)``.
 Commands from sockets go to ``Table.command`` under the same lock. Every
 outcome is handled by :meth:`MatchRunner._apply`: first its log entries are
-written to the database, then (only then) its messages are queued for their
-audiences, so no client ever hears of an entry that could be lost.
+written to the entry store under the runner's fencing token, then (only then)
+its messages are published to their audiences, so no client ever hears of an
+entry that could be lost.
+
+A runner sees the server only through its doors (:class:`MatchEnv`): the entry
+store, the router, the clock and :class:`MatchHooks`. It never imports the
+service.
 """
 
 from __future__ import annotations
@@ -13,16 +18,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from domino.i18n import t
 from domino.table import Outcome, SeatSpec, Table
 
-from .conn import Conn, encode
-
-if TYPE_CHECKING:
-    from .service import Service
+from .clock import Clock
+from .conn import Conn
+from .db import StaleFence
+from .doors import EntryStore, Router
 
 log = logging.getLogger("domino.server")
 
@@ -34,24 +40,68 @@ class PersistError(Exception):
     """Entries could not be stored; the table was rebuilt from what is stored."""
 
 
+class MatchMoved(PersistError):
+    """The store refused the runner's fencing token: another owner claimed the match.
+
+    Nothing of the refused outcome was stored or sent, and the runner stops acting.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class MatchHooks:
+    """What a runner tells (or asks) the rest of the server, as callbacks.
+
+    ``finishing``: the match ended; store its result, record and XP (awaited before
+    anyone hears of the end). ``finished``: the end is announced; do the rest (new
+    profiles, the lobby opens again, forget the runner). ``left``: a player left the
+    match for good. ``activity``: the task went idle or ended (``Service.settle``).
+    ``online``: whether a profile has a socket open now.
+    """
+
+    finishing: Callable[[MatchRunner], Awaitable[None]]
+    finished: Callable[[MatchRunner], Awaitable[None]]
+    left: Callable[[MatchRunner, int], Awaitable[None]]
+    activity: Callable[[], Awaitable[None]]
+    online: Callable[[str], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnv:
+    """Everything the runners of one process share: the doors, the clock, table settings."""
+
+    store: EntryStore
+    router: Router
+    hooks: MatchHooks
+    clock: Clock
+    timing: Any = None
+    bot_budget: float | None = None
+
+
 class MatchRunner:
     """One live match: its table, who sits where, who watches, and its task."""
 
-    def __init__(self, service: Service, table: Table, lobby: str | None, started_at: float):
-        self.service = service
+    def __init__(
+        self, env: MatchEnv, table: Table, lobby: str | None, started_at: float, fence: int
+    ) -> None:
+        self.env = env
         self.table = table
+        #: the fencing token of this runner's claim; every append carries it
+        self.fence = fence
         self.id = table.match_id
         self.lobby = lobby
         self.started_at = started_at
         # profile id per seat (None for bots); a seat whose player left is in ``left``
         self.players: list[str | None] = [s.spec.player_id for s in table.seats]
         self.left: set[int] = {i for i, s in enumerate(table.seats) if s.left}
-        self.spectators: set[Conn] = set()
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
         self.idle = False
         self.task: asyncio.Task[None] | None = None
         self.broken = False
+        # The store refused our token: another owner has the match (we stopped acting).
+        self.moved = False
+        # The end is stored and announced, and the ``finished`` hook has returned.
+        self.gone = False
         self.finished_players: list[str] = []
 
     # -- who is where --------------------------------------------------------------------
@@ -83,16 +133,12 @@ class MatchRunner:
         if self.broken:
             return True
         if self.table.finished:
-            return (
-                self.task is not None and self.task.done() and self.id not in self.service.runners
-            )
+            return self.task is not None and self.task.done() and self.gone
         due = self.table.next_wakeup()
-        return (
-            self.idle and not self.wake.is_set() and (due is None or due > self.service.clock.now())
-        )
+        return self.idle and not self.wake.is_set() and (due is None or due > self.env.clock.now())
 
     async def _run(self) -> None:
-        clock = self.service.clock
+        clock, hooks = self.env.clock, self.env.hooks
         try:
             while not self.table.finished and not self.broken:
                 self.wake.clear()
@@ -106,7 +152,7 @@ class MatchRunner:
                 if self.table.finished or self.broken:
                     break
                 self.idle = True
-                await self.service.notify_activity()
+                await hooks.activity()
                 await clock.wait_until(due, self.wake)
                 self.idle = False
         except asyncio.CancelledError:
@@ -118,7 +164,7 @@ class MatchRunner:
             self.broken = True
         finally:
             self.idle = True
-            await self.service.notify_activity()
+            await hooks.activity()
 
     # -- commands and connections --------------------------------------------------------
     async def command(self, conn: Conn, seat: int, msg: dict[str, Any], ref: str | None) -> None:
@@ -127,10 +173,17 @@ class MatchRunner:
             if self.table.finished:
                 self._error(conn, "match_over", ref)
                 return
-            out = self.table.command(seat, msg, self.service.clock.now())
+            if self.moved:
+                self._error(conn, "match_moved", ref)
+                return
+            out = self.table.command(seat, msg, self.env.clock.now())
             leaving = msg.get("type") == "leave" and out.error is None
             try:
                 await self._apply(out, after=(lambda: self.left.add(seat)) if leaving else None)
+            except MatchMoved:
+                # Another owner has the match: nothing was stored, nothing acknowledged.
+                self._error(conn, "match_moved", ref)
+                return
             except PersistError:
                 # Not stored, so not accepted: the client may simply try again.
                 self._error(conn, "internal_error", ref)
@@ -141,7 +194,7 @@ class MatchRunner:
                     conn.send(self._snapshot(seat))
         self.wake.set()
         if leaving:
-            await self.service.left_match(self, seat)
+            await self.env.hooks.left(self, seat)
 
     async def sync_connected(self, seat: int) -> None:
         """Tell the table whether the seat's player has a socket open now.
@@ -151,12 +204,12 @@ class MatchRunner:
         """
         async with self.lock:
             player = self.players[seat]
-            if self.table.finished or player is None:
+            if self.table.finished or self.moved or player is None:
                 return
-            online = bool(self.service.conns_of(player))
+            online = self.env.hooks.online(player)
             if self.table.seats[seat].connected == online:
                 return
-            out = self.table.set_connected(seat, online, self.service.clock.now())
+            out = self.table.set_connected(seat, online, self.env.clock.now())
             await self._apply(out)
         self.wake.set()
 
@@ -166,7 +219,7 @@ class MatchRunner:
         conn.send(self._snapshot(seat))
 
     def _snapshot(self, seat: int | None) -> dict[str, Any]:
-        snap = self.table.snapshot(seat, self.service.clock.now())
+        snap = self.table.snapshot(seat, self.env.clock.now())
         return self._decorate(snap)
 
     def _decorate(self, msg: dict[str, Any]) -> dict[str, Any]:
@@ -190,46 +243,56 @@ class MatchRunner:
     async def _apply(self, out: Outcome, after: Callable[[], None] | None = None) -> None:
         # Persist first: the entries are the truth; a message about an unsaved entry
         # could announce something a crash would undo.
+        hooks = self.env.hooks
         if out.entries:
             start = out.entries[0]["v"] - 1
             try:
-                await self.service.db.append(self.id, start, out.entries)
+                await self.env.store.append(self.id, start, out.entries, self.fence)
+            except StaleFence as exc:
+                # Another owner claimed the match: stop acting for it at once (no
+                # rebuild, no retry; the new owner rebuilds from the stored log).
+                log.warning("match %s: fence %d is stale; stopping here", self.id, self.fence)
+                self.moved = True
+                self.broken = True
+                self.wake.set()
+                raise MatchMoved from exc
             except Exception as exc:
                 log.exception("match %s: entries %d.. not stored", self.id, start + 1)
                 await self._recover()
                 raise PersistError from exc
         if out.finished:
             # XP, stats and record are stored before anyone hears that the match is over.
-            await self.service.store_finish(self)
+            await hooks.finishing(self)
         for seat, msg in out.messages:
             self._route(seat, self._decorate(msg))
         if after is not None:
             after()
         if out.finished:
-            await self.service.after_finish(self)
+            await hooks.finished(self)
+            self.gone = True
 
     async def _recover(self) -> None:
         # The table in memory is ahead of the database; rebuild it from the stored log so
         # the two agree again (what was not stored never happened). If even that fails,
         # stop this match: a restart resumes it from the database.
-        old = self.table
+        old, env = self.table, self.env
         try:
-            stored = await self.service.db.match_log(self.id)
+            stored = await env.store.load(self.id)
             table = Table.restore(
                 self.id,
                 old.rules,
                 [s.spec for s in old.seats],
                 old.seed,
                 stored,
-                self.service.clock.now(),
-                timing=self.service.settings.timing,
-                bot_budget=self.service.settings.bot_budget,
+                env.clock.now(),
+                timing=env.timing,
+                bot_budget=env.bot_budget,
             )
         except Exception:
             log.exception("match %s cannot be recovered; stopping it", self.id)
             self.broken = True
             return
-        now = self.service.clock.now()
+        now = env.clock.now()
         for i, st in enumerate(old.seats):
             if st.connected and table.seats[i].spec.kind == "human":
                 table.set_connected(i, True, now)
@@ -237,17 +300,13 @@ class MatchRunner:
         self.left = {i for i, s in enumerate(table.seats) if s.left}
 
     def _route(self, seat: int | None, msg: dict[str, Any]) -> None:
+        # One audience per message: the seat's player, or the match's spectators.
         if seat is None:
-            targets = list(self.spectators)
-        else:
-            player = self.players[seat]
-            if player is None or seat in self.left:
-                return
-            targets = list(self.service.conns_of(player))
-        if targets:
-            text = encode(msg)
-            for c in targets:
-                c.send_text(text)
+            self.env.router.to_spectators(self.id, msg)
+            return
+        player = self.players[seat]
+        if player is not None and seat not in self.left:
+            self.env.router.to_player(player, msg)
 
 
 def seat_specs(data: list[dict[str, Any]]) -> list[SeatSpec]:

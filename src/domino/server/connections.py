@@ -1,0 +1,73 @@
+"""Connections and presence: which profile has which sockets open.
+
+The sockets themselves are registered with the process's router
+(:class:`~domino.server.doors.InProcessRouter`); :class:`Connections` does what
+a socket's arrival and departure mean to the lobbies and the matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from typing import TYPE_CHECKING
+
+from . import protocol as p
+from .conn import Conn
+from .db import Database
+from .doors import InProcessRouter
+from .people import profile_out
+
+if TYPE_CHECKING:  # the desks import this module's Online
+    from .lobbydesk import LobbyDesk
+    from .matchdesk import MatchDesk
+
+
+class Online(Container[str]):
+    """``pid in online``: whether a profile has an open socket now.
+
+    Lobby messages ask this for a lobby's few members; building the set of every
+    online profile for each of them made each lobby change cost O(connected clients)
+    (the largest share of the server's time while thousands connected).
+    """
+
+    __slots__ = ("_conns",)
+
+    def __init__(self, conns: dict[str, set[Conn]]) -> None:
+        self._conns = conns
+
+    def __contains__(self, pid: object) -> bool:
+        return isinstance(pid, str) and bool(self._conns.get(pid))
+
+
+class Connections:
+    """A socket's hello and its close, for the lobby and the match of its profile."""
+
+    def __init__(
+        self, db: Database, router: InProcessRouter, lobbies: LobbyDesk, matches: MatchDesk
+    ) -> None:
+        self.db = db
+        self.router = router
+        self.lobbies = lobbies
+        self.matches = matches
+
+    async def connect(self, conn: Conn) -> None:
+        """A socket said hello: welcome it, restore its lobby and its seat at once."""
+        row = await self.db.profile(conn.profile)
+        assert row is not None
+        # From here to the welcome nothing waits: no message can reach the socket before it.
+        first = self.router.add_socket(conn)
+        conn.send(
+            p.WelcomeMsg(
+                profile=profile_out(row),
+                lobby=self.lobbies.member_of.get(conn.profile),
+                match=self.matches.seat_ref(conn.profile),
+            )
+        )
+        await self.lobbies.member_connected(conn, first)
+        await self.matches.seat_connected(conn)
+
+    async def disconnect(self, conn: Conn) -> None:
+        """A socket closed; the seat stays, the clock runs (RULES.md §10)."""
+        if not self.router.remove_socket(conn):
+            return
+        await self.lobbies.member_gone(conn.profile)
+        await self.matches.seat_gone(conn.profile)

@@ -1,0 +1,372 @@
+"""The matches of one process: start, resume, commands, watching, the end.
+
+:class:`MatchDesk` owns the running :class:`~domino.server.matches.MatchRunner`
+objects and who is seated where. It hands each runner only its doors (a
+:class:`~domino.server.matches.MatchEnv`: the entry store, the router, the
+callbacks below) and claims each match for this process when it creates or
+resumes it, so a second process on the same database fences the first out.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from domino.rules import Rules, RulesError
+from domino.rules.record import record_of as rules_record_of
+from domino.table import RestoreError, SeatSpec, Table
+
+from . import protocol as p
+from .conn import Conn
+from .db import Database
+from .doors import InProcessRouter
+from .lobby import PLAYING, Lobby, LobbyError
+from .matches import MatchEnv, MatchHooks, MatchRunner, PersistError, seat_specs
+from .people import new_id, profile_out
+from .settings import Settings
+
+log = logging.getLogger("domino.server")
+
+#: What the desk calls when a match of a lobby is over: (runner, players who left it).
+LobbyFree = Callable[[MatchRunner, set[str | None]], Awaitable[None]]
+
+
+class MatchDesk:
+    """Running matches, seats, spectators and the bookkeeping at a match's end."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        db: Database,
+        router: InProcessRouter,
+        node: str,
+        activity: Callable[[], Awaitable[None]],
+        lobby_free: LobbyFree,
+    ) -> None:
+        self.settings = settings
+        self.clock = settings.clock
+        self.db = db
+        self.router = router
+        #: the owner name this process claims matches with
+        self.node = node
+        self.runners: dict[str, MatchRunner] = {}
+        self.seated: dict[str, str] = {}  # profile -> unfinished match it plays in
+        self._activity = activity
+        self._lobby_free = lobby_free
+        hooks = MatchHooks(
+            finishing=self.store_finish,
+            finished=self.after_finish,
+            left=self.left_match,
+            activity=activity,
+            online=lambda pid: bool(router.sockets_of(pid)),
+        )
+        self.env = MatchEnv(
+            store=db,
+            router=router,
+            hooks=hooks,
+            clock=self.clock,
+            timing=settings.timing,
+            bot_budget=settings.bot_budget,
+        )
+
+    # -- lifecycle -----------------------------------------------------------------------
+    async def resume(self) -> None:
+        """Claim and restart every unfinished match from its stored log."""
+        now = self.clock.now()
+        for sm in await self.db.unfinished():
+            try:
+                table = Table.restore(
+                    sm.id,
+                    Rules.from_dict(sm.rules),
+                    seat_specs(sm.seats),
+                    sm.seed,
+                    sm.log,
+                    now,
+                    timing=self.settings.timing,
+                    bot_budget=self.settings.bot_budget,
+                )
+            except (RestoreError, ValueError):
+                log.exception("match %s cannot be restored; left as it is", sm.id)
+                continue
+            fence = await self.db.claim(sm.id, self.node)
+            runner = MatchRunner(self.env, table, sm.lobby, sm.started_at, fence)
+            self.runners[sm.id] = runner
+            if table.finished:  # the end was stored, the bookkeeping was not
+                await self.finish_match(runner)
+                continue
+            for i, pid in enumerate(runner.players):
+                if pid is not None and i not in runner.left:
+                    self.seated[pid] = sm.id
+            runner.start()
+
+    async def stop(self) -> None:
+        """Stop every match task (the matches resume from the database)."""
+        for runner in list(self.runners.values()):
+            await runner.stop()
+
+    def next_wakeup(self) -> float | None:
+        """The earliest time any match has something to do (tests)."""
+        times = [
+            w
+            for r in self.runners.values()
+            if not r.broken and (w := r.table.next_wakeup()) is not None
+        ]
+        return min(times) if times else None
+
+    def running(self) -> list[p.RunningMatchOut]:
+        """The running matches for the lobby list, newest first."""
+        return [
+            p.RunningMatchOut(
+                match=r.id,
+                lobby=r.lobby,
+                rules=r.table.rules.to_dict(),
+                players=r.names(),
+                started_at=r.started_at,
+                spectators=len(self.router.watchers(r.id)),
+            )
+            for r in sorted(self.runners.values(), key=lambda x: -x.started_at)
+            if not r.table.finished and not r.broken
+        ]
+
+    # -- start -----------------------------------------------------------------------------
+    async def start(self, lobby: Lobby, announce: Callable[[Lobby], None]) -> None:
+        """Start the match of ``lobby`` (checked by the caller); ``announce`` sends the
+        lobby's new state to its members before the match's first messages."""
+        now = self.clock.now()
+        mid = new_id("m")
+        seed = self.settings.seeds() if self.settings.seeds else secrets.token_hex(16)
+        specs = []
+        for o in lobby.seats:
+            assert o is not None
+            if o.kind == "bot":
+                specs.append(SeatSpec("bot", o.name, level=o.level))
+            else:
+                specs.append(SeatSpec("human", o.name, player_id=o.player))
+        table = Table(
+            mid,
+            lobby.rules,
+            specs,
+            seed,
+            now,
+            timing=self.settings.timing,
+            bot_budget=self.settings.bot_budget,
+        )
+        before = (lobby.status, lobby.match)
+        lobby.status = PLAYING
+        lobby.match = mid
+        try:
+            await self.db.create_match(
+                mid,
+                lobby.code,
+                lobby.rules.to_dict(),
+                [s.to_dict() for s in specs],
+                seed,
+                now,
+                list(table.log),
+                lobby_doc=(lobby.status, lobby.to_dict()),
+            )
+        except BaseException:
+            lobby.status, lobby.match = before
+            raise
+        fence = await self.db.claim(mid, self.node)
+        runner = MatchRunner(self.env, table, lobby.code, now, fence)
+        self.runners[mid] = runner
+        announce(lobby)
+        for pid in runner.players:
+            if pid is not None:
+                self.seated[pid] = mid
+        offline = [pid is not None and not self.router.sockets_of(pid) for pid in runner.players]
+        for m in lobby.members():
+            seat = runner.seat_of(m)
+            for c in list(self.router.sockets_of(m)):
+                c.send(p.MatchStartedMsg(match=mid, lobby=lobby.code, seat=seat))
+                if seat is None:
+                    self._watch(runner, c)
+                runner.snapshot_for(c)
+        # Humans who are not connected right now start as absent; their clock runs.
+        for seat, away in enumerate(offline):
+            if away:
+                await runner.sync_connected(seat)
+        runner.start()
+
+    # -- spectators ------------------------------------------------------------------------
+    def _watch(self, runner: MatchRunner, conn: Conn) -> None:
+        self.router.watch(runner.id, conn)
+        conn.watching.add(runner.id)
+
+    def watch_from_lobby(self, mid: str | None, lobby: str, profile: str) -> None:
+        """Someone in a lobby whose match runs, without a seat in it, watches it: the
+        same as the watchers at the start (match_started with seat null, then a state)."""
+        runner = self.runners.get(mid) if mid else None
+        if runner is None or runner.broken or runner.seat_of(profile) is not None:
+            return
+        for c in list(self.router.sockets_of(profile)):
+            if runner.id not in c.watching:
+                c.send(p.MatchStartedMsg(match=runner.id, lobby=lobby, seat=None))
+                self._watch(runner, c)
+                runner.snapshot_for(c)
+
+    def watching(self, conn: Conn, msg: p.Watch | p.Unwatch | p.Sync) -> None:
+        """``watch``, ``unwatch`` and ``sync`` of a match."""
+        runner = self._runner(msg.match)
+        seated = runner.seat_of(conn.profile) is not None
+        watching = conn in self.router.watchers(runner.id)
+        if isinstance(msg, p.Unwatch):
+            if not watching:
+                raise LobbyError("not_watching")
+            self.router.unwatch(runner.id, conn)
+            conn.watching.discard(runner.id)
+            return
+        if isinstance(msg, p.Sync) and not seated and not watching:
+            raise LobbyError("not_watching")
+        if isinstance(msg, p.Watch) and not seated:
+            self._watch(runner, conn)
+        runner.snapshot_for(conn)
+
+    # -- commands --------------------------------------------------------------------------
+    def _runner(self, mid: str) -> MatchRunner:
+        runner = self.runners.get(mid)
+        if runner is not None and runner.moved:
+            raise LobbyError("match_moved")
+        if runner is None or runner.broken:
+            raise LobbyError("match_not_found")
+        return runner
+
+    async def command(self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None) -> None:
+        """A seat's command (move, back, leave) from ``conn``."""
+        runner = self._runner(mid)
+        seat = runner.seat_of(conn.profile)
+        if seat is None:
+            # A player who left the match hears so from the table (left_match), not that
+            # they never sat there.
+            seat = next((i for i in runner.left if runner.players[i] == conn.profile), None)
+        if seat is None:
+            raise LobbyError("not_seated")
+        await runner.command(conn, seat, cmd, ref)
+
+    async def seat_connected(self, conn: Conn) -> None:
+        """A profile's socket opened: its seat (if any) is there, with a snapshot first."""
+        mid = self.seated.get(conn.profile)
+        runner = self.runners.get(mid) if mid else None
+        seat = runner.seat_of(conn.profile) if runner else None
+        if runner is None or seat is None:
+            return
+        # The seat is marked connected before this socket sees a snapshot: when the
+        # table thought it away, marking it sends every audience a new snapshot (this
+        # socket's included), which is then the first one it gets; else it asks for one.
+        told = not runner.table.finished and not runner.table.seats[seat].connected
+        try:
+            await runner.sync_connected(seat)
+        except PersistError:  # timers it fired were not stored: nothing was sent
+            told = False
+        if not told:
+            runner.snapshot_for(conn)
+
+    async def seat_gone(self, profile: str) -> None:
+        """A profile's last socket closed; its seat stays, its clock runs (RULES.md §10)."""
+        mid = self.seated.get(profile)
+        runner = self.runners.get(mid) if mid else None
+        if runner is not None:
+            seat = runner.seat_of(profile)
+            if seat is not None:
+                await runner.sync_connected(seat)
+
+    def seat_ref(self, profile: str) -> p.SeatRef | None:
+        """Where ``profile`` plays now, for the welcome."""
+        mid = self.seated.get(profile)
+        runner = self.runners.get(mid) if mid else None
+        seat = runner.seat_of(profile) if runner else None
+        return p.SeatRef(match=mid, seat=seat) if mid and seat is not None else None
+
+    async def left_match(self, runner: MatchRunner, seat: int) -> None:
+        """A player left a match for good (after the entry is stored and sent)."""
+        pid = runner.players[seat]
+        if pid is not None and self.seated.get(pid) == runner.id:
+            del self.seated[pid]
+
+    # -- the end ---------------------------------------------------------------------------
+    async def finish_match(self, runner: MatchRunner) -> None:
+        """Both halves of a match's end (used when a restored log already ends)."""
+        await self.store_finish(runner)
+        await self.after_finish(runner)
+        runner.gone = True
+
+    async def store_finish(self, runner: MatchRunner) -> None:
+        """Store XP, stats, record and result of a finished match."""
+        table = runner.table
+        now = self.clock.now()
+        snap = table.snapshot(None, now)
+        xp = table.xp or [None] * len(table.seats)
+        place_of = {}
+        for s in snap.get("standings", []):
+            for seat in s["seats"]:
+                place_of[seat] = s["place"]
+        players: list[dict[str, Any]] = []
+        for seat, pid in enumerate(runner.players):
+            if pid is None:
+                continue
+            finished = not table.seats[seat].left
+            place = place_of.get(seat)
+            players.append(
+                {
+                    "seat": seat,
+                    "profile_id": pid,
+                    "place": place,
+                    "xp": int(xp[seat] or 0) if finished else 0,
+                    "won": finished and place == 1,
+                    "finished": finished,
+                }
+            )
+        result = {
+            "reason": table.finished_reason,
+            "standings": snap.get("standings"),
+            "xp": xp,
+            "names": runner.names(),
+        }
+        await self.db.finish_match(runner.id, now, result, record_of(table), players)
+        runner.finished_players = [pl["profile_id"] for pl in players]
+        for pl in players:
+            if self.seated.get(pl["profile_id"]) == runner.id:
+                del self.seated[pl["profile_id"]]
+
+    async def after_finish(self, runner: MatchRunner) -> None:
+        """Tell the players their new profile and open the lobby again."""
+        table = runner.table
+        rows = await self.db.profiles(runner.finished_players)
+        for pid, row in rows.items():
+            for c in list(self.router.sockets_of(pid)):
+                c.send(p.ProfileMsg(profile=profile_out(row)))
+        await self._lobby_free(
+            runner,
+            {runner.players[i] for i in range(len(table.seats)) if table.seats[i].left} - {None},
+        )
+        # Only now is the match gone (Service.settle counts it busy until here).
+        self.runners.pop(runner.id, None)
+        for c in self.router.forget_match(runner.id):
+            c.watching.discard(runner.id)
+        await self._activity()
+
+
+def record_of(table: Table) -> dict[str, Any]:
+    """The game record of a finished match (``domino.rules.record``, docs/records.md).
+
+    Should the engine refuse to write one, the table's own log with its rules,
+    seats and seed is stored instead: it replays the match just as well, and is
+    never shown (``queries.public_record``).
+    """
+    try:
+        if table.match is not None:
+            return rules_record_of(table.match, seats=[s.spec for s in table.seats])
+    except RulesError:
+        log.exception("match %s: no record; storing the table log", table.match_id)
+    return {
+        "format": "domino-table-log",
+        "version": 1,
+        "match": table.match_id,
+        "rules": table.rules.to_dict(),
+        "seats": [s.spec.to_dict() for s in table.seats],
+        "seed": table.seed,
+        "log": table.log,
+    }
