@@ -1,12 +1,13 @@
 """What the fencing token costs an append: the store of a git revision before the fence
 against the current one, side by side in one run.
 
-Usage: ``python tools/bench_fence.py [REV] [ROUNDS] [MATCHES] [ENTRIES]`` (defaults:
-``363fa66``, the last commit without a fence; 3 rounds; 50 matches; 40 entries).
-Each round runs the same workload as ``python -m domino.server.benchdb`` (MATCHES
-matches appending ENTRIES entries one at a time, concurrently, on a fresh SQLite
-file) once with each store, alternating, and prints appends per second and the
-latency percentiles of both.
+Usage: ``python tools/bench_fence.py [REV] [ROUNDS] [MATCHES] [ENTRIES] [URL]``
+(defaults: ``363fa66``, the last commit without a fence; 3 rounds; 50 matches; 40
+entries; a fresh SQLite file per run). Each round runs the same workload as
+``python -m domino.server.benchdb`` (MATCHES matches appending ENTRIES entries one
+at a time, concurrently) once with each store, alternating, and prints appends per
+second and the latency percentiles of both. With a PostgreSQL URL each run uses
+its own table prefix and drops its tables.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -42,8 +44,11 @@ def _old_db(rev: str, tmp: Path) -> ModuleType:
     return module
 
 
-async def _run(db_class: Any, url: str, matches: int, entries: int) -> tuple[float, list[float]]:
-    db = db_class(url)
+async def _run(
+    db_class: Any, url: str, matches: int, entries: int
+) -> tuple[float, float, list[float]]:
+    prefix = "" if url.startswith("sqlite") else f"f{uuid.uuid4().hex[:8]}_"
+    db = db_class(url, prefix)
     await db.create()
     seats = [{"kind": "bot", "name": "B", "level": "profi", "player_id": None}]
     fenced = hasattr(db, "claim")
@@ -63,11 +68,13 @@ async def _run(db_class: Any, url: str, matches: int, entries: int) -> tuple[flo
                 await db.append(f"m{m}", v - 1, [entry])
             waits.append(time.perf_counter() - t)
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     await asyncio.gather(*(play(m) for m in range(matches)))
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if prefix:
+        await db.drop()
     await db.close()
-    return len(waits) / elapsed, sorted(waits)
+    return len(waits) / elapsed, cpu / len(waits), sorted(waits)
 
 
 def main(argv: list[str]) -> None:
@@ -76,24 +83,26 @@ def main(argv: list[str]) -> None:
     rounds = int(argv[1]) if len(argv) > 1 else 3
     matches = int(argv[2]) if len(argv) > 2 else 50
     entries = int(argv[3]) if len(argv) > 3 else 40
+    given = argv[4] if len(argv) > 4 else None
     sys.path.insert(0, str(ROOT / "src"))
     from domino.server.db import Database
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         stores = {f"before ({rev})": _old_db(rev, tmp).Database, "fenced": Database}
-        results: dict[str, list[tuple[float, list[float]]]] = {k: [] for k in stores}
+        results: dict[str, list[tuple[float, float, list[float]]]] = {k: [] for k in stores}
         for r in range(rounds):
             for name, cls in stores.items():
-                url = f"sqlite+aiosqlite:///{tmp / f'{r}-{len(results[name])}-{name[:6]}.sqlite'}"
+                url = given or f"sqlite+aiosqlite:///{tmp / f'{r}-{name[:6]}.sqlite'}"
                 results[name].append(asyncio.run(_run(cls, url, matches, entries)))
         for name, runs in results.items():
-            rates = ", ".join(f"{rate:.0f}" for rate, _ in runs)
-            waits = sorted(w for _, ws in runs for w in ws)
-            n = len(waits)
+            rates = ", ".join(f"{rate:.0f}" for rate, _, _ in runs)
+            cpu = sorted(c for _, c, _ in runs)[len(runs) // 2]
+            waits = sorted(w for _, _, ws in runs for w in ws)
+            p50, p99 = waits[len(waits) // 2], waits[int(len(waits) * 0.99)]
             print(
-                f"{name:>18}: appends/s per round {rates}; "
-                f"p50 {waits[n // 2] * 1000:.2f} ms, p99 {waits[int(n * 0.99)] * 1000:.2f} ms"
+                f"{name:>18}: appends/s per round {rates}; median CPU {cpu * 1e6:.1f} µs per "
+                f"append; p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms"
             )
 
 

@@ -26,20 +26,13 @@ from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from .doors import StaleFence
+
+__all__ = ["Database", "NameTaken", "StaleFence", "StoredMatch", "Tables", "make_tables"]
+
 
 class NameTaken(Exception):
     """An account with that name exists already."""
-
-
-class StaleFence(Exception):
-    """An append carried a fencing token that is no longer the match's (another owner
-    claimed it, or it does not exist); nothing of that append was written."""
-
-    def __init__(self, mid: str, fence: int, current: int | None) -> None:
-        super().__init__(f"match {mid}: fence {fence} is stale (current: {current})")
-        self.mid = mid
-        self.fence = fence
-        self.current = current
 
 
 @dataclass(frozen=True)
@@ -199,7 +192,7 @@ class Database:
         self._insert_sql = (
             f'INSERT INTO "{self.t.log.name}" (match_id, idx, entry) VALUES (?, ?, ?)'
         )
-        self._fence_sql = f'SELECT fence FROM "{self.t.matches.name}" WHERE id = ?'
+        self._fence_sql = f'SELECT id, fence FROM "{self.t.matches.name}" WHERE id IN ('
 
     async def create(self) -> None:
         """Create missing tables."""
@@ -575,15 +568,18 @@ class Database:
         def commit(part: list[_Append]) -> dict[int, StaleFence]:
             con.execute("BEGIN IMMEDIATE")
             try:
-                current: dict[str, int | None] = {}
+                mids = list({ap.mid: None for ap in part})
+                current: dict[str, int] = {}
+                for i in range(0, len(mids), 500):  # well under SQLite's variable limit
+                    chunk = mids[i : i + 500]
+                    q = fence_sql + ",".join("?" * len(chunk)) + ")"
+                    current.update(con.execute(q, chunk).fetchall())
                 refused: dict[int, StaleFence] = {}
                 rows: list[tuple[str, int, str]] = []
                 for ap in part:
-                    if ap.mid not in current:
-                        row = con.execute(fence_sql, (ap.mid,)).fetchone()
-                        current[ap.mid] = None if row is None else int(row[0])
-                    if current[ap.mid] != ap.fence:
-                        refused[id(ap)] = StaleFence(ap.mid, ap.fence, current[ap.mid])
+                    now = current.get(ap.mid)
+                    if now != ap.fence:
+                        refused[id(ap)] = StaleFence(ap.mid, ap.fence, now)
                         continue
                     rows.extend((r["match_id"], r["idx"], r["entry"]) for r in ap.rows)
                 if rows:

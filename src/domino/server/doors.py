@@ -24,6 +24,17 @@ from typing import Any, Protocol
 from .conn import Conn, encode
 
 
+class StaleFence(Exception):
+    """An append carried a fencing token that is no longer the match's (another owner
+    claimed it, or the match does not exist); nothing of that append was written."""
+
+    def __init__(self, mid: str, fence: int, current: int | None) -> None:
+        super().__init__(f"match {mid}: fence {fence} is stale (current: {current})")
+        self.mid = mid
+        self.fence = fence
+        self.current = current
+
+
 class EntryStore(Protocol):
     """A match log that refuses writers who lost the match (fencing tokens)."""
 
@@ -35,7 +46,7 @@ class EntryStore(Protocol):
         self, match_id: str, start: int, entries: list[dict[str, Any]], fence: int
     ) -> None:
         """Store ``entries`` at ``start, start + 1, ...``; raise
-        :class:`~domino.server.db.StaleFence` when ``fence`` is not the current token."""
+        :class:`StaleFence` when ``fence`` is not the current token."""
         ...
 
     async def load(self, match_id: str) -> list[dict[str, Any]]:

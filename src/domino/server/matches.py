@@ -27,8 +27,7 @@ from domino.table import Outcome, SeatSpec, Table
 
 from .clock import Clock
 from .conn import Conn
-from .db import StaleFence
-from .doors import EntryStore, Router
+from .doors import EntryStore, Router, StaleFence
 
 log = logging.getLogger("domino.server")
 
