@@ -77,7 +77,7 @@ class MatchEnv:
 
 
 class MatchRunner:
-    """One live match: its table, who sits where, who watches, and its task."""
+    """One live match: its table, who sits where, its fencing token and its task."""
 
     def __init__(
         self, env: MatchEnv, table: Table, lobby: str | None, started_at: float, fence: int
