@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import socket
 from pathlib import Path
 
 
@@ -32,7 +33,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="time a bot's decision may take, then Meister plays its best so far "
         "(default 0.15; 'off': no limit)",
     )
-    p.add_argument("--log-level", default="info", help="uvicorn log level")
+    p.add_argument("--log-level", default="info", help="log level (debug, info, warning, error)")
+    p.add_argument(
+        "--log-format",
+        choices=("json", "text"),
+        default="json",
+        help="json: one JSON object per line (default); text: for reading at a terminal",
+    )
+    p.add_argument(
+        "--node", default=None, help="this node's name in logs (default: HOST:PORT of this machine)"
+    )
     p.set_defaults(func=run)
 
 
@@ -55,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
     from domino.i18n import t
     from domino.server import GcPolicy, Settings, create_app
+    from domino.server.metrics import configure_logging
     from domino.server.run import uvicorn_config
     from domino.table import Timing
 
@@ -89,7 +100,10 @@ def run(args: argparse.Namespace) -> int:
     )
     if hasattr(args, "bot_budget"):
         settings = dataclasses.replace(settings, bot_budget=args.bot_budget)
+    node = args.node or f"{socket.gethostname()}:{settings.port}"
+    configure_logging(args.log_format, args.log_level, node)
     app = create_app(settings)
     print(t("serve_running", url=f"{settings.base_url}/"), flush=True)
-    uvicorn.Server(uvicorn_config(app, settings, log_level=args.log_level)).run()
+    config = uvicorn_config(app, settings, log_level=args.log_level, log_config=None)
+    uvicorn.Server(config).run()
     return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -123,9 +124,12 @@ class MatchRunner:
     # -- commands and connections --------------------------------------------------------
     async def command(self, conn: Conn, seat: int, msg: dict[str, Any], ref: str | None) -> None:
         """A seat's command from ``conn``; errors go back to ``conn`` only."""
+        began = time.perf_counter()
+        kind = str(msg.get("type"))
         async with self.lock:
             if self.table.finished:
                 self._error(conn, "match_over", ref)
+                self.service.metrics.command(kind, "refused", time.perf_counter() - began)
                 return
             out = self.table.command(seat, msg, self.service.clock.now())
             leaving = msg.get("type") == "leave" and out.error is None
@@ -134,7 +138,10 @@ class MatchRunner:
             except PersistError:
                 # Not stored, so not accepted: the client may simply try again.
                 self._error(conn, "internal_error", ref)
+                self.service.metrics.command(kind, "failed", time.perf_counter() - began)
                 return
+            result = "ok" if out.error is None else "refused"
+            self.service.metrics.command(kind, result, time.perf_counter() - began)
             if out.error is not None:
                 conn.send({**out.error, "match": self.id, "ref": ref})
                 if out.error.get("code") == "stale_version":
@@ -192,8 +199,10 @@ class MatchRunner:
         # could announce something a crash would undo.
         if out.entries:
             start = out.entries[0]["v"] - 1
+            began = time.perf_counter()
             try:
                 await self.service.db.append(self.id, start, out.entries)
+                self.service.metrics.append_seconds.observe(time.perf_counter() - began)
             except Exception as exc:
                 log.exception("match %s: entries %d.. not stored", self.id, start + 1)
                 await self._recover()
@@ -244,6 +253,7 @@ class MatchRunner:
             if player is None or seat in self.left:
                 return
             targets = list(self.service.conns_of(player))
+        self.service.metrics.routed(seat)
         if targets:
             text = encode(msg)
             for c in targets:

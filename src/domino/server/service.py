@@ -29,6 +29,7 @@ from .conn import Conn
 from .db import Database
 from .lobby import CLOSED, OPEN, PLAYING, Lobby, LobbyError, new_code, normalize_code
 from .matches import MatchRunner, PersistError, seat_specs
+from .metrics import Metrics
 from .people import People, new_id, profile_out
 from .settings import Settings
 
@@ -68,6 +69,11 @@ class Service:
         self.lobby_lock = asyncio.Lock()
         self.activity = asyncio.Condition()
         self.busy = 0  # messages being handled (see settle)
+        self.metrics = Metrics(
+            sockets=lambda: sum(len(c) for c in self.conns.values()),
+            matches=lambda: len(self.runners),
+            lobbies=lambda: sum(1 for lb in self.lobbies.values() if lb.status != CLOSED),
+        )
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
