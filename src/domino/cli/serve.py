@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from domino.server import Settings
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from domino.i18n import t
     from domino.server import GcPolicy, Settings, create_app
     from domino.server.run import uvicorn_config
+    from domino.server.schema import NotMigrated, PartialSchema
     from domino.table import Timing
 
     timing = None
@@ -89,7 +96,26 @@ def run(args: argparse.Namespace) -> int:
     )
     if hasattr(args, "bot_budget"):
         settings = dataclasses.replace(settings, bot_budget=args.bot_budget)
+    try:
+        asyncio.run(prepare_database(settings))
+    except (NotMigrated, PartialSchema) as exc:
+        print(exc, file=sys.stderr, flush=True)
+        return 2
     app = create_app(settings)
     print(t("serve_running", url=f"{settings.base_url}/"), flush=True)
     uvicorn.Server(uvicorn_config(app, settings, log_level=args.log_level)).run()
     return 0
+
+
+async def prepare_database(settings: Settings) -> str:
+    """Before serving: migrate the database (SQLite, see ``Settings.migrates``) or check
+    that it is migrated (:class:`domino.server.schema.NotMigrated` if not); the revision."""
+    from domino.server.db import Database
+
+    if settings.db_url is None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    db = Database(settings.database_url, settings.table_prefix)
+    try:
+        return await db.prepare(settings.migrates, settings.upgrade_command)
+    finally:
+        await db.close()

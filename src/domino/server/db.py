@@ -26,6 +26,8 @@ from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from . import schema
+
 
 class NameTaken(Exception):
     """An account with that name exists already."""
@@ -89,6 +91,8 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("finished_at", sa.Float, nullable=True),
         sa.Column("result", sa.Text, nullable=True),
         sa.Column("record", sa.Text, nullable=True),
+        sa.Column("fence", sa.BigInteger, nullable=False, server_default="0"),
+        sa.Column("owner", sa.String(64), nullable=True),
     )
     log = sa.Table(
         f"{prefix}match_log",
@@ -144,6 +148,7 @@ class Database:
 
     def __init__(self, url: str, prefix: str = "") -> None:
         self.url = url
+        self.prefix = prefix
         self.t = make_tables(prefix)
         self.is_sqlite = url.startswith("sqlite")
         kwargs: dict[str, Any] = {}
@@ -172,9 +177,35 @@ class Database:
         )
 
     async def create(self) -> None:
-        """Create missing tables."""
+        """Bring the schema to the newest revision (:func:`.schema.upgrade`), then open."""
+        await self.migrate()
+        await self.open()
+
+    async def migrate(self) -> str:
+        """Apply the migrations this database lacks; return its revision (the newest)."""
         async with self.engine.begin() as conn:
-            await conn.run_sync(self.t.meta.create_all)
+            return await conn.run_sync(schema.upgrade, self.prefix)
+
+    async def revision(self) -> str | None:
+        """The stored revision (``None``: no version table)."""
+        async with self.engine.connect() as conn:
+            return await conn.run_sync(schema.current, self.prefix)
+
+    async def check(self, command: str = "domino db upgrade") -> str:
+        """The revision if it is the newest, :class:`.schema.NotMigrated` otherwise
+        (``command``: what the message tells the operator to run)."""
+        async with self.engine.connect() as conn:
+            return await conn.run_sync(schema.check, self.prefix, command)
+
+    async def prepare(self, migrate: bool, command: str = "domino db upgrade") -> str:
+        """Make sure the schema is the newest before serving: apply the migrations
+        (``migrate``) or refuse one that is behind (:class:`.schema.NotMigrated`)."""
+        if migrate:
+            return await self.migrate()
+        return await self.check(command)
+
+    async def open(self) -> None:
+        """Get ready to serve on a migrated schema (nothing is checked here)."""
         if self._sqlite_path is not None and self._appender is None:
             con = sqlite3.connect(self._sqlite_path, isolation_level=None, timeout=10.0)
             _sqlite_pragmas(con, None)
@@ -186,9 +217,11 @@ class Database:
             self._checkpointer = asyncio.create_task(self._checkpoint_every(CHECKPOINT_EVERY))
 
     async def drop(self) -> None:
-        """Drop every table of this prefix (tests)."""
+        """Drop every table of this prefix, the version table too (tests)."""
+        version = sa.Table(schema.version_table(self.prefix), sa.MetaData())
         async with self.engine.begin() as conn:
             await conn.run_sync(self.t.meta.drop_all)
+            await conn.run_sync(version.drop, checkfirst=True)
 
     async def close(self) -> None:
         """Finish pending appends, then release the connections."""

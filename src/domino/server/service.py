@@ -71,10 +71,13 @@ class Service:
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
-        """Open the database, load lobbies, and resume every unfinished match."""
+        """Open the database (migrated by itself where ``Settings.migrates``, refused with
+        :class:`.schema.NotMigrated` when behind otherwise), load lobbies, and resume every
+        unfinished match."""
         if self.settings.db_url is None:
             Path(self.settings.data_dir).mkdir(parents=True, exist_ok=True)
-        await self.db.create()
+        await self.db.prepare(self.settings.migrates, self.settings.upgrade_command)
+        await self.db.open()
         for data in await self.db.live_lobbies():
             lobby = Lobby.from_dict(data)
             self.lobbies[lobby.code] = lobby
