@@ -5,6 +5,9 @@ matches (rules, seats, secret seed, status, result, record); the append-only
 match log (one row per accepted entry, the event-sourced truth); and one row
 per seated player of a finished match for the profile history.
 
+The schema is :func:`make_tables`; Alembic migrations (:mod:`.schema`) build the
+same tables in a database, and a test holds the two against each other.
+
 Every write is its own short transaction, committed before the caller goes on,
 so an entry is on disk before any client hears of it.
 """
