@@ -36,6 +36,25 @@ _DE: dict[str, str] = {
     "origin_refused": "Diese Seite darf sich nicht mit dem Server verbinden.",
     "internal_error": "Auf dem Server ist etwas schiefgegangen. Bitte versuche es noch einmal.",
     "serve_running": "Domino läuft auf {url}  (Strg+C beendet den Server)",
+    "db_unversioned": (
+        "Die Datenbank ist nicht migriert (keine Versionstabelle; nötig ist Revision {head}). "
+        "Bitte zuerst ausführen: {command}"
+    ),
+    "db_not_migrated": (
+        "Die Datenbank ist nicht auf dem neuesten Stand (Revision {current}, nötig ist {head}). "
+        "Bitte zuerst ausführen: {command}"
+    ),
+    "db_too_new": (
+        "Die Datenbank hat Revision {current}, die diese Version von Domino nicht kennt "
+        "(sie kennt bis {head}). Bitte Domino aktualisieren."
+    ),
+    "db_partial": (
+        "Die Datenbank hat keine Versionstabelle und nur einen Teil der Tabellen "
+        "(es fehlen: {missing}); sie wird nicht angefasst."
+    ),
+    "db_upgraded": "Datenbank auf Revision {revision} (neueste: {head}).",
+    "db_current": "Datenbank auf Revision {revision} (neueste: {head}).",
+    "db_current_none": "Die Datenbank hat keine Versionstabelle (neueste Revision: {head}).",
     "auth_required": "Dafür musst du angemeldet sein.",
     "replaced_connection": "Du hast dich in einem anderen Fenster angemeldet.",
     "lang_not_found": "Für diese Sprache gibt es keine Texte.",
@@ -347,6 +366,25 @@ _EN: dict[str, str] = {
     "origin_refused": "This page may not connect to the server.",
     "internal_error": "Something went wrong on the server. Please try again.",
     "serve_running": "Domino is running at {url}  (Ctrl+C stops the server)",
+    "db_unversioned": (
+        "The database is not migrated (no version table; revision {head} is needed). "
+        "Run first: {command}"
+    ),
+    "db_not_migrated": (
+        "The database is not up to date (revision {current}, {head} is needed). "
+        "Run first: {command}"
+    ),
+    "db_too_new": (
+        "The database has revision {current}, which this version of Domino does not know "
+        "(it knows up to {head}). Please update Domino."
+    ),
+    "db_partial": (
+        "The database has no version table and only some of the tables "
+        "(missing: {missing}); it is left alone."
+    ),
+    "db_upgraded": "Database at revision {revision} (newest: {head}).",
+    "db_current": "Database at revision {revision} (newest: {head}).",
+    "db_current_none": "The database has no version table (newest revision: {head}).",
     "auth_required": "You need to be signed in for that.",
     "replaced_connection": "You signed in from another window.",
     "lang_not_found": "There are no texts for this language.",

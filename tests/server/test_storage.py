@@ -100,13 +100,19 @@ def server_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[
         yield None, ""
         return
     url, prefix = _url("postgres", tmp_path)
-    yield url, prefix
+
+    async def upgrade() -> None:  # what `domino db upgrade` does; a node does not on PostgreSQL
+        database = Database(url, prefix)
+        await database.migrate()
+        await database.close()
 
     async def drop() -> None:
         database = Database(url, prefix)
         await database.drop()
         await database.close()
 
+    asyncio.run(upgrade())
+    yield url, prefix
     asyncio.run(drop())
 
 

@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("demo", "bench", "arena", "serve", "replay")
+COMMANDS = ("demo", "bench", "arena", "serve", "replay", "db")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
+import socket
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from domino.server import Settings
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +39,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="time a bot's decision may take, then Meister plays its best so far "
         "(default 0.15; 'off': no limit)",
     )
-    p.add_argument("--log-level", default="info", help="uvicorn log level")
+    p.add_argument("--log-level", default="info", help="log level (debug, info, warning, error)")
+    p.add_argument(
+        "--log-format",
+        choices=("json", "text"),
+        default="json",
+        help="json: one JSON object per line (default); text: for reading at a terminal",
+    )
+    p.add_argument(
+        "--node",
+        default=None,
+        help="this node's name in logs and as the owner of its matches (default: HOST:PORT)",
+    )
     p.set_defaults(func=run)
 
 
@@ -55,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
 
     from domino.i18n import t
     from domino.server import GcPolicy, Settings, create_app
+    from domino.server.metrics import configure_logging
     from domino.server.run import uvicorn_config
+    from domino.server.schema import NotMigrated, PartialSchema
     from domino.table import Timing
 
     timing = None
@@ -89,7 +109,30 @@ def run(args: argparse.Namespace) -> int:
     )
     if hasattr(args, "bot_budget"):
         settings = dataclasses.replace(settings, bot_budget=args.bot_budget)
+    node = args.node or f"{socket.gethostname()}:{settings.port}"
+    settings = dataclasses.replace(settings, node=node)
+    configure_logging(args.log_format, args.log_level, node)
+    try:
+        asyncio.run(prepare_database(settings))
+    except (NotMigrated, PartialSchema) as exc:
+        print(exc, file=sys.stderr, flush=True)
+        return 2
     app = create_app(settings)
     print(t("serve_running", url=f"{settings.base_url}/"), flush=True)
-    uvicorn.Server(uvicorn_config(app, settings, log_level=args.log_level)).run()
+    config = uvicorn_config(app, settings, log_level=args.log_level, log_config=None)
+    uvicorn.Server(config).run()
     return 0
+
+
+async def prepare_database(settings: Settings) -> str:
+    """Before serving: migrate the database (SQLite, see ``Settings.migrates``) or check
+    that it is migrated (:class:`domino.server.schema.NotMigrated` if not); the revision."""
+    from domino.server.db import Database
+
+    if settings.db_url is None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    db = Database(settings.database_url, settings.table_prefix)
+    try:
+        return await db.prepare(settings.migrates, settings.upgrade_command)
+    finally:
+        await db.close()

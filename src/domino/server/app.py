@@ -21,6 +21,7 @@ from domino.i18n import CATALOGUES, t
 from . import protocol as p
 from .clock import Clock
 from .lobby import LobbyError, normalize_code
+from .metrics import CONTENT_TYPE
 from .people import PeopleError, profile_out
 from .service import Service
 from .settings import Settings
@@ -230,6 +231,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def health() -> dict[str, Any]:
         """Liveness."""
         return {"ok": True, "protocol": p.PROTOCOL_VERSION}
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics() -> Response:
+        """The node's metrics in Prometheus' text format (server/metrics.py)."""
+        return Response(service.metrics.render(), media_type=CONTENT_TYPE)
 
     @app.get("/l/{code}")
     async def share(code: str) -> Response:

@@ -5,6 +5,9 @@ matches (rules, seats, secret seed, status, result, record); the append-only
 match log (one row per accepted entry, the event-sourced truth); and one row
 per seated player of a finished match for the profile history.
 
+The schema is :func:`make_tables`; Alembic migrations (:mod:`.schema`) build the
+same tables in a database, and a test holds the two against each other.
+
 Every write is its own short transaction, committed before the caller goes on,
 so an entry is on disk before any client hears of it.
 """
@@ -26,6 +29,7 @@ from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from . import schema
 from .doors import StaleFence
 
 __all__ = ["Database", "NameTaken", "StaleFence", "StoredMatch", "Tables", "make_tables"]
@@ -166,6 +170,7 @@ class Database:
 
     def __init__(self, url: str, prefix: str = "") -> None:
         self.url = url
+        self.prefix = prefix
         self.t = make_tables(prefix)
         self.is_sqlite = url.startswith("sqlite")
         kwargs: dict[str, Any] = {}
@@ -195,9 +200,35 @@ class Database:
         self._fence_sql = f'SELECT id, fence FROM "{self.t.matches.name}" WHERE id IN ('
 
     async def create(self) -> None:
-        """Create missing tables."""
+        """Bring the schema to the newest revision (:func:`.schema.upgrade`), then open."""
+        await self.migrate()
+        await self.open()
+
+    async def migrate(self) -> str:
+        """Apply the migrations this database lacks; return its revision (the newest)."""
         async with self.engine.begin() as conn:
-            await conn.run_sync(self.t.meta.create_all)
+            return await conn.run_sync(schema.upgrade, self.prefix)
+
+    async def revision(self) -> str | None:
+        """The stored revision (``None``: no version table)."""
+        async with self.engine.connect() as conn:
+            return await conn.run_sync(schema.current, self.prefix)
+
+    async def check(self, command: str = "domino db upgrade") -> str:
+        """The revision if it is the newest, :class:`.schema.NotMigrated` otherwise
+        (``command``: what the message tells the operator to run)."""
+        async with self.engine.connect() as conn:
+            return await conn.run_sync(schema.check, self.prefix, command)
+
+    async def prepare(self, migrate: bool, command: str = "domino db upgrade") -> str:
+        """Make sure the schema is the newest before serving: apply the migrations
+        (``migrate``) or refuse one that is behind (:class:`.schema.NotMigrated`)."""
+        if migrate:
+            return await self.migrate()
+        return await self.check(command)
+
+    async def open(self) -> None:
+        """Get ready to serve on a migrated schema (nothing is checked here)."""
         if self._sqlite_path is not None and self._appender is None:
             con = sqlite3.connect(self._sqlite_path, isolation_level=None, timeout=10.0)
             _sqlite_pragmas(con, None)
@@ -209,9 +240,11 @@ class Database:
             self._checkpointer = asyncio.create_task(self._checkpoint_every(CHECKPOINT_EVERY))
 
     async def drop(self) -> None:
-        """Drop every table of this prefix (tests)."""
+        """Drop every table of this prefix, the version table too (tests)."""
+        version = sa.Table(schema.version_table(self.prefix), sa.MetaData())
         async with self.engine.begin() as conn:
             await conn.run_sync(self.t.meta.drop_all)
+            await conn.run_sync(version.drop, checkfirst=True)
 
     async def close(self) -> None:
         """Finish pending appends, then release the connections."""

@@ -54,6 +54,36 @@ class EntryStore(Protocol):
         ...
 
 
+class Observer(Protocol):
+    """What a runner reports for the node's metrics (server/metrics.py implements it)."""
+
+    def command(self, kind: str, result: str, seconds: float) -> None:
+        """A command handled: ``ok``, ``refused`` (by the rules or the table) or ``failed``
+        (not stored, nothing acknowledged), and how long it took to its messages."""
+        ...
+
+    def append(self, seconds: float) -> None:
+        """One append of log entries stored."""
+        ...
+
+    def routed(self, seat: int | None) -> None:
+        """One message for a seat (``None``: the spectators) handed to the router."""
+        ...
+
+
+class NullObserver:
+    """Reports nowhere (runners built without metrics, in tests)."""
+
+    def command(self, kind: str, result: str, seconds: float) -> None:
+        pass
+
+    def append(self, seconds: float) -> None:
+        pass
+
+    def routed(self, seat: int | None) -> None:
+        pass
+
+
 def channel(kind: str, key: str) -> str:
     """The name of an audience's channel: ``player:{profile}`` or ``spectators:{match}``.
 

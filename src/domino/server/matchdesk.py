@@ -21,7 +21,7 @@ from domino.table import RestoreError, SeatSpec, Table
 from . import protocol as p
 from .conn import Conn
 from .db import Database
-from .doors import InProcessRouter
+from .doors import InProcessRouter, NullObserver, Observer
 from .lobby import PLAYING, Lobby, LobbyError
 from .matches import MatchEnv, MatchHooks, MatchRunner, PersistError, seat_specs
 from .people import new_id, profile_out
@@ -44,6 +44,7 @@ class MatchDesk:
         node: str,
         activity: Callable[[], Awaitable[None]],
         lobby_free: LobbyFree,
+        observer: Observer | None = None,
     ) -> None:
         self.settings = settings
         self.clock = settings.clock
@@ -69,6 +70,7 @@ class MatchDesk:
             clock=self.clock,
             timing=settings.timing,
             bot_budget=settings.bot_budget,
+            observer=observer or NullObserver(),
         )
 
     # -- lifecycle -----------------------------------------------------------------------

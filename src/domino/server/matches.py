@@ -18,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from domino.i18n import t
@@ -27,7 +28,7 @@ from domino.table import Outcome, SeatSpec, Table
 
 from .clock import Clock
 from .conn import Conn
-from .doors import EntryStore, Router, StaleFence
+from .doors import EntryStore, NullObserver, Observer, Router, StaleFence
 
 log = logging.getLogger("domino.server")
 
@@ -74,6 +75,7 @@ class MatchEnv:
     clock: Clock
     timing: Any = None
     bot_budget: float | None = None
+    observer: Observer = field(default_factory=NullObserver)
 
 
 class MatchRunner:
@@ -168,12 +170,13 @@ class MatchRunner:
     # -- commands and connections --------------------------------------------------------
     async def command(self, conn: Conn, seat: int, msg: dict[str, Any], ref: str | None) -> None:
         """A seat's command from ``conn``; errors go back to ``conn`` only."""
+        began = time.perf_counter()
+        kind = str(msg.get("type"))
+        observe = self.env.observer.command
         async with self.lock:
-            if self.table.finished:
-                self._error(conn, "match_over", ref)
-                return
-            if self.moved:
-                self._error(conn, "match_moved", ref)
+            if self.table.finished or self.moved:
+                self._error(conn, "match_over" if self.table.finished else "match_moved", ref)
+                observe(kind, "refused", time.perf_counter() - began)
                 return
             out = self.table.command(seat, msg, self.env.clock.now())
             leaving = msg.get("type") == "leave" and out.error is None
@@ -182,11 +185,14 @@ class MatchRunner:
             except MatchMoved:
                 # Another owner has the match: nothing was stored, nothing acknowledged.
                 self._error(conn, "match_moved", ref)
+                observe(kind, "failed", time.perf_counter() - began)
                 return
             except PersistError:
                 # Not stored, so not accepted: the client may simply try again.
                 self._error(conn, "internal_error", ref)
+                observe(kind, "failed", time.perf_counter() - began)
                 return
+            observe(kind, "ok" if out.error is None else "refused", time.perf_counter() - began)
             if out.error is not None:
                 conn.send({**out.error, "match": self.id, "ref": ref})
                 if out.error.get("code") == "stale_version":
@@ -245,8 +251,10 @@ class MatchRunner:
         hooks = self.env.hooks
         if out.entries:
             start = out.entries[0]["v"] - 1
+            began = time.perf_counter()
             try:
                 await self.env.store.append(self.id, start, out.entries, self.fence)
+                self.env.observer.append(time.perf_counter() - began)
             except StaleFence as exc:
                 # Another owner claimed the match: stop acting for it at once (no
                 # rebuild, no retry; the new owner rebuilds from the stored log).
@@ -300,6 +308,7 @@ class MatchRunner:
 
     def _route(self, seat: int | None, msg: dict[str, Any]) -> None:
         # One audience per message: the seat's player, or the match's spectators.
+        self.env.observer.routed(seat)
         if seat is None:
             self.env.router.to_spectators(self.id, msg)
             return

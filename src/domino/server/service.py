@@ -32,10 +32,11 @@ from .conn import Conn
 from .connections import Connections, Online
 from .db import Database
 from .doors import InProcessRouter
-from .lobby import Lobby, LobbyError
+from .lobby import CLOSED, Lobby, LobbyError
 from .lobbydesk import LobbyDesk
 from .matchdesk import MatchDesk, record_of
 from .matches import MatchRunner
+from .metrics import Metrics
 from .people import People
 from .queries import Queries, public_record
 from .settings import Settings
@@ -54,14 +55,25 @@ class Service:
     def __init__(self, settings: Settings, node: str | None = None) -> None:
         self.settings = settings
         self.clock = settings.clock
-        self.node = node or node_name()
+        self.node = node or settings.node or node_name()
         self.db = Database(settings.database_url, settings.table_prefix)
         self.people = People(self.db, settings)
         self.router = InProcessRouter()
         self.activity = asyncio.Condition()
         self.busy = 0  # messages being handled (see settle)
+        self.metrics = Metrics(
+            sockets=lambda: sum(len(c) for c in self.router.conns.values()),
+            matches=lambda: len(self.runners),
+            lobbies=lambda: sum(1 for lb in self.lobbies.values() if lb.status != CLOSED),
+        )
         self.match_desk = MatchDesk(
-            settings, self.db, self.router, self.node, self.notify_activity, self._lobby_free
+            settings,
+            self.db,
+            self.router,
+            self.node,
+            self.notify_activity,
+            self._lobby_free,
+            self.metrics,
         )
         self.lobby_desk = LobbyDesk(settings, self.db, self.router, self.match_desk)
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
@@ -109,7 +121,8 @@ class Service:
         """Open the database, load lobbies, and claim and resume every unfinished match."""
         if self.settings.db_url is None:
             Path(self.settings.data_dir).mkdir(parents=True, exist_ok=True)
-        await self.db.create()
+        await self.db.prepare(self.settings.migrates, self.settings.upgrade_command)
+        await self.db.open()
         await self.lobby_desk.load()
         await self.match_desk.resume()
         await self.lobby_desk.reconcile()

@@ -27,6 +27,9 @@ class Settings:
     the time a bot's decision may take (``None``: no limit), measured by the table
     on ``time.perf_counter``.
     ``table_prefix`` lets parallel test runs share one PostgreSQL database.
+    ``migrate``: whether starting brings the schema to the newest revision by itself
+    (``None``: on SQLite only); otherwise a database that is not migrated is refused
+    (:class:`.schema.NotMigrated`, naming :attr:`upgrade_command`).
     """
 
     host: str = DEFAULT_HOST
@@ -39,6 +42,9 @@ class Settings:
     timing: Any = None
     bot_budget: float | None = DEFAULT_BOT_BUDGET
     table_prefix: str = ""
+    # This node's name: the owner it claims matches as, and in its logs (None: host:pid).
+    node: str | None = None
+    migrate: bool | None = None
     # Where match seeds come from; None = ``secrets`` (tests pass a seeded source so a
     # failing deal can be replayed).
     seeds: Callable[[], str] | None = None
@@ -67,6 +73,26 @@ class Settings:
         if self.db_url:
             return self.db_url
         return f"sqlite+aiosqlite:///{self.data_dir / 'domino.sqlite'}"
+
+    @property
+    def migrates(self) -> bool:
+        """Whether starting applies the migrations (see ``migrate``)."""
+        if self.migrate is not None:
+            return self.migrate
+        return self.database_url.startswith("sqlite")
+
+    @property
+    def upgrade_command(self) -> str:
+        """The ``domino db upgrade`` command line for this database (password hidden)."""
+        if self.db_url:
+            from sqlalchemy.engine import make_url
+
+            shown = make_url(self.db_url).render_as_string(hide_password=True)
+            where = f"--db {shown}"
+        else:
+            where = f"--data {self.data_dir}"
+        extra = f" --table-prefix {self.table_prefix}" if self.table_prefix else ""
+        return f"domino db upgrade {where}{extra}"
 
     @property
     def base_url(self) -> str:

@@ -1,0 +1,195 @@
+"""What a node reports to Prometheus at ``/metrics``, and its structured logs.
+
+Each :class:`~domino.server.service.Service` owns one :class:`Metrics` with its
+own registry (tests run many servers in one process; the library's global
+registry would mix them). Gauges are read when scraped, from the service's own
+state, so nothing has to keep them current:
+
+- ``domino_sockets``: open, signed-in sockets;
+- ``domino_matches_owned``: matches this node drives now;
+- ``domino_lobbies``: lobbies this node knows that are not closed.
+
+Counters and histograms are updated where the work happens:
+
+- ``domino_commands_total{kind, result}``: commands for a match (``move``,
+  ``back``, ``leave``; ``result`` ``ok`` or ``refused`` — refused by the rules
+  or the table — or ``failed``: not stored, so not acknowledged);
+- ``domino_command_seconds``: from a command's arrival at its match to its
+  messages queued for every audience, the lock's wait and the log append
+  included (the server's share of command-to-event latency);
+- ``domino_append_seconds``: one append of log entries (its commit included);
+- ``domino_router_messages_total{audience}``: per-audience messages handed to
+  the router (``seat`` or ``spectators``);
+- ``domino_lease_takeovers_total``: matches this node took over from another.
+
+Commands per second is ``rate(domino_commands_total[1m])`` in PromQL.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+
+#: Latency buckets in seconds, from a fast command (≈ 1 ms) to a stalled one.
+LATENCY_BUCKETS = (
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+)
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+
+class Metrics:
+    """One node's metrics in a registry of its own."""
+
+    def __init__(
+        self,
+        *,
+        sockets: Callable[[], float],
+        matches: Callable[[], float],
+        lobbies: Callable[[], float],
+    ) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        Gauge("domino_sockets", "Open, signed-in sockets", registry=r).set_function(sockets)
+        Gauge("domino_matches_owned", "Matches this node drives", registry=r).set_function(
+            matches
+        )
+        Gauge("domino_lobbies", "Lobbies that are not closed", registry=r).set_function(lobbies)
+        self.commands = Counter(
+            "domino_commands",
+            "Commands for a match, by kind and result",
+            ["kind", "result"],
+            registry=r,
+        )
+        self.command_seconds = Histogram(
+            "domino_command_seconds",
+            "From a command's arrival at its match to its messages queued",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.append_seconds = Histogram(
+            "domino_append_seconds",
+            "One append of match log entries, commit included",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.router_messages = Counter(
+            "domino_router_messages",
+            "Per-audience messages handed to the router",
+            ["audience"],
+            registry=r,
+        )
+        self.takeovers = Counter(
+            "domino_lease_takeovers",
+            "Matches this node took over from another node",
+            registry=r,
+        )
+        # Children made once: labels() is a dictionary lookup under a lock.
+        self._seat = self.router_messages.labels("seat")
+        self._spectators = self.router_messages.labels("spectators")
+
+    def command(self, kind: str, result: str, seconds: float) -> None:
+        """One command handled by a match."""
+        self.commands.labels(kind, result).inc()
+        self.command_seconds.observe(seconds)
+
+    def append(self, seconds: float) -> None:
+        """One append of log entries stored."""
+        self.append_seconds.observe(seconds)
+
+    def routed(self, seat: int | None) -> None:
+        """One message for a seat (``None``: the spectators) went to the router."""
+        (self._spectators if seat is None else self._seat).inc()
+
+    def render(self) -> bytes:
+        """The text exposition format."""
+        return generate_latest(self.registry)
+
+
+# -- structured logs ---------------------------------------------------------------------
+#: LogRecord attributes that are not extra fields of an event.
+_STANDARD = frozenset(
+    logging.LogRecord("", 0, "", 0, "", None, None).__dict__.keys()
+    | {"message", "asctime", "color_message", "taskName"}
+)
+
+
+class JsonLines(logging.Formatter):
+    """One JSON object per line: ``ts``, ``level``, ``logger``, ``event``, ``msg``,
+    the node's name, every ``extra`` field, and a traceback as one string."""
+
+    def __init__(self, node: str | None = None) -> None:
+        super().__init__()
+        self.node = node
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": round(record.created, 3),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "event": getattr(record, "event", None) or "log",
+            "msg": record.getMessage(),
+        }
+        if self.node is not None:
+            out["node"] = self.node
+        args = record.args
+        if record.name == "uvicorn.access" and isinstance(args, tuple) and len(args) == 5:
+            # (client, method, path, HTTP version, status): fields, not only text
+            client, method, path, _version, status = args
+            out.update(event="http", client=client, method=method, path=path, status=status)
+        for key, value in record.__dict__.items():
+            if key not in _STANDARD and key != "event" and key not in out:
+                out[key] = value
+        if record.exc_info:
+            out["exc"] = "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        return json.dumps(out, ensure_ascii=False, default=str)
+
+
+class Text(logging.Formatter):
+    """``time level logger: message key=value ...`` for a person at a terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        stamp = time.strftime("%H:%M:%S", time.localtime(record.created))
+        fields = " ".join(
+            f"{k}={v}" for k, v in record.__dict__.items() if k not in _STANDARD and k != "event"
+        )
+        line = f"{stamp} {record.levelname.lower():7} {record.name}: {record.getMessage()}"
+        if fields:
+            line += " " + fields
+        if record.exc_info:
+            line += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        return line
+
+
+def configure_logging(fmt: str = "json", level: str = "info", node: str | None = None) -> None:
+    """Send the server's and uvicorn's logs to stderr, one line per event."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonLines(node) if fmt == "json" else Text())
+    for name in ("domino", "uvicorn", "uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.propagate = False
+        logger.setLevel(level.upper())
+
+
+__all__ = ["CONTENT_TYPE", "JsonLines", "Metrics", "Text", "configure_logging"]

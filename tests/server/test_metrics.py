@@ -1,0 +1,124 @@
+"""``/metrics`` in Prometheus' format, and the structured log lines."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from domino.server.metrics import JsonLines, Text
+
+from .harness import Harness, answered, lobby_with_bots, start
+
+
+def scrape(h: Harness) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    r = h.tc.get("/metrics")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/plain")
+    out = {}
+    for family in text_string_to_metric_families(r.text):
+        for s in family.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out
+
+
+def test_metrics_count_sockets_matches_commands_and_latency(h: Harness) -> None:
+    before = scrape(h)
+    assert before[("domino_sockets", ())] == 0
+    assert before[("domino_matches_owned", ())] == 0
+    assert ("domino_commands_total", (("kind", "move"), ("result", "ok"))) not in before
+
+    anna, ben = h.person("Anna"), h.person("Ben")
+    lobby_with_bots(anna, 2, [], joiners=(ben,))
+    st = start(anna)
+    h.settle()
+    m = scrape(h)
+    assert m[("domino_sockets", ())] == 2
+    assert m[("domino_matches_owned", ())] == 1
+    assert m[("domino_lobbies", ())] == 1
+
+    # One accepted move and one refused (a stale version) from whoever is to play.
+    mid = st["match_id"]
+    table = h.service.runners[mid].table
+    assert table.match is not None
+    turn = table.match.round.turn
+    player = {0: anna, 1: ben}[turn]
+    player.drain()
+    v = table.version
+    legal = table.snapshot(turn, h.service.clock.now())["view"]["legal"]
+    player.send({"type": "move", "match": mid, "move": legal[0], "v": v})
+    assert player.recv_until(answered(v))["type"] == "state"
+    player.expect_error({"type": "move", "match": mid, "move": legal[0], "v": v}, "stale_version")
+    h.settle()
+
+    m = scrape(h)
+    ok = ("domino_commands_total", (("kind", "move"), ("result", "ok")))
+    refused = ("domino_commands_total", (("kind", "move"), ("result", "refused")))
+    assert m[ok] == 1 and m[refused] == 1
+    assert m[("domino_command_seconds_count", ())] == 2
+    assert m[("domino_command_seconds_sum", ())] > 0
+    # The move was appended and timed (the start is stored with the match itself).
+    assert m[("domino_append_seconds_count", ())] >= 1
+    seat_msgs = m[("domino_router_messages_total", (("audience", "seat"),))]
+    assert seat_msgs >= 2 * m[("domino_append_seconds_count", ())]  # both humans hear each
+    assert m[("domino_lease_takeovers_total", ())] == 0
+
+    anna.close()
+    h.settle()
+    assert scrape(h)[("domino_sockets", ())] == 1
+
+
+def test_metrics_are_not_in_the_api_schema(h: Harness) -> None:
+    assert "/metrics" not in h.tc.get("/api/openapi.json").json()["paths"]
+
+
+def _record(**extra: object) -> logging.LogRecord:
+    rec = logging.getLogger("domino.server").makeRecord(
+        "domino.server", logging.INFO, __file__, 1, "match %s started", ("m-1",), None
+    )
+    for k, v in extra.items():
+        setattr(rec, k, v)
+    return rec
+
+
+def test_a_json_log_line_is_one_object_with_the_event_and_its_fields() -> None:
+    line = JsonLines(node="n1").format(_record(event="match_started", match="m-1", seats=4))
+    assert "\n" not in line
+    obj = json.loads(line)
+    assert obj["event"] == "match_started" and obj["msg"] == "match m-1 started"
+    assert (obj["node"], obj["match"], obj["seats"], obj["level"]) == ("n1", "m-1", 4, "info")
+    assert obj["logger"] == "domino.server" and isinstance(obj["ts"], float)
+
+
+def test_an_exception_stays_on_one_line() -> None:
+    try:
+        raise ValueError("boom\nsecond line")
+    except ValueError:
+        rec = _record(event="match_stopped")
+        rec.exc_info = sys.exc_info()
+    line = JsonLines().format(rec)
+    assert "\n" not in line
+    obj = json.loads(line)
+    assert "ValueError: boom" in obj["exc"] and "node" not in obj
+    text = Text().format(rec)
+    assert "match m-1 started" in text and "ValueError" in text
+
+
+def test_an_access_log_line_has_its_request_as_fields() -> None:
+    rec = logging.getLogger("uvicorn.access").makeRecord(
+        "uvicorn.access",
+        logging.INFO,
+        __file__,
+        1,
+        '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5000", "GET", "/api/health", "1.1", 200),
+        None,
+    )
+    obj = json.loads(JsonLines().format(rec))
+    assert obj["event"] == "http" and (obj["method"], obj["path"], obj["status"]) == (
+        "GET",
+        "/api/health",
+        200,
+    )
