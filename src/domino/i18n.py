@@ -113,6 +113,8 @@ _DE: dict[str, str] = {
     "match_over": "Die Partie ist vorbei.",
     "match_moved": "Diese Partie läuft jetzt auf einem anderen Server. Dein Zug wurde nicht "
     "angenommen; bitte verbinde dich neu.",
+    "cluster_unavailable": "Der Server kann gerade keine neue Partie beginnen. Bitte versuch es "
+    "gleich noch einmal.",
     "not_seated": "Du sitzt in dieser Partie nicht am Tisch.",
     "not_watching": "Du schaust dieser Partie nicht zu.",
     "stale_version": "Der Tisch hat sich inzwischen geändert. Bitte sieh noch einmal hin.",
@@ -438,6 +440,8 @@ _EN: dict[str, str] = {
     "match_over": "The match is over.",
     "match_moved": "This match now runs on another server. Your move was not accepted; "
     "please reconnect.",
+    "cluster_unavailable": "The server cannot start a new match right now. Please try again "
+    "in a moment.",
     "not_seated": "You have no seat in this match.",
     "not_watching": "You are not watching this match.",
     "stale_version": "The table has changed in the meantime. Please look again.",

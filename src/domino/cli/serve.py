@@ -24,6 +24,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--db", default=None, help="database URL (postgresql+asyncpg://...); default SQLite"
     )
     p.add_argument(
+        "--redis",
+        default=None,
+        help="Redis URL (redis://127.0.0.1:6379/0): run as one node of a cluster (docs/deploy.md)",
+    )
+    p.add_argument(
         "--origins",
         default=None,
         help="comma-separated WebSocket Origin allowlist (default: the server's own address)",
@@ -102,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         data_dir=Path(args.data),
         db_url=args.db,
+        redis_url=args.redis,
         origins=origins,
         public_url=args.public_url,
         timing=timing,

@@ -643,26 +643,41 @@ class Database:
 
     async def unfinished(self) -> list[StoredMatch]:
         """Every running match with its log, for replay after a restart."""
-        m, lg = self.t.matches, self.t.log
-        out: list[StoredMatch] = []
+        m = self.t.matches
         async with self.engine.connect() as conn:
             rows = (await conn.execute(sa.select(m).where(m.c.status == "running"))).all()
-            for r in rows:
-                entries = await conn.execute(
-                    sa.select(lg.c.entry).where(lg.c.match_id == r.id).order_by(lg.c.idx)
-                )
-                out.append(
-                    StoredMatch(
-                        id=r.id,
-                        lobby=r.lobby,
-                        rules=json.loads(r.rules),
-                        seats=json.loads(r.seats),
-                        seed=r.seed,
-                        started_at=r.started_at,
-                        log=[json.loads(e.entry) for e in entries],
-                    )
-                )
-        return out
+            return [await self._stored(conn, r) for r in rows]
+
+    async def running_ids(self) -> list[str]:
+        """The ids of every running match (a cluster's nodes look for orphans among them)."""
+        m = self.t.matches
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(sa.select(m.c.id).where(m.c.status == "running"))
+            return [r.id for r in rows]
+
+    async def stored(self, mid: str) -> StoredMatch | None:
+        """One running match with its log (``None``: unknown or finished)."""
+        m = self.t.matches
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(sa.select(m).where(m.c.id == mid, m.c.status == "running"))
+            ).first()
+            return None if row is None else await self._stored(conn, row)
+
+    async def _stored(self, conn: AsyncConnection, r: Any) -> StoredMatch:
+        lg = self.t.log
+        entries = await conn.execute(
+            sa.select(lg.c.entry).where(lg.c.match_id == r.id).order_by(lg.c.idx)
+        )
+        return StoredMatch(
+            id=r.id,
+            lobby=r.lobby,
+            rules=json.loads(r.rules),
+            seats=json.loads(r.seats),
+            seed=r.seed,
+            started_at=r.started_at,
+            log=[json.loads(e.entry) for e in entries],
+        )
 
     async def match_log(self, mid: str) -> list[dict[str, Any]]:
         """A match's stored entries in order."""

@@ -129,6 +129,13 @@ class Leases:
         value = await self.redis.get(self.key(match))
         return None if value is None else str(value)
 
+    async def holders(self, matches: list[str]) -> list[str | None]:
+        """The holder of each of ``matches`` (``None``: free), in one round trip."""
+        if not matches:
+            return []
+        values = await self.redis.mget([self.key(m) for m in matches])
+        return [None if v is None else str(v) for v in values]
+
     def held(self) -> list[str]:
         """The matches we believe we hold (valid or not yet renewed)."""
         return list(self.deadline)

@@ -5,12 +5,24 @@ objects and who is seated where. It hands each runner only its doors (a
 :class:`~domino.server.matches.MatchEnv`: the entry store, the router, the
 callbacks below) and claims each match for this process when it creates or
 resumes it, so a second process on the same database fences the first out.
+
+In a cluster (``Settings.redis_url``) a node drives a match only while it holds
+the match's lease (:class:`~domino.server.lease.Leases`): it takes the lease
+when it creates a match, renews its leases every third of their time, stops
+acting for a match whose lease it lost (or could not renew in time), and its
+sweeper takes over every running match whose lease nobody holds — a dead or
+paused node's, or one handed over on shutdown: lease, then claim (a new fencing
+token), then the stored log, in that order, so nothing the old owner stored
+before the claim is missed and nothing it tries after can be stored.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,8 +32,9 @@ from domino.table import RestoreError, SeatSpec, Table
 
 from . import protocol as p
 from .conn import Conn
-from .db import Database
+from .db import Database, StoredMatch
 from .doors import InProcessRouter, NullObserver, Observer
+from .lease import Leases
 from .lobby import PLAYING, Lobby, LobbyError
 from .matches import MatchEnv, MatchHooks, MatchRunner, PersistError, seat_specs
 from .people import new_id, profile_out
@@ -45,6 +58,8 @@ class MatchDesk:
         activity: Callable[[], Awaitable[None]],
         lobby_free: LobbyFree,
         observer: Observer | None = None,
+        leases: Leases | None = None,
+        takeover: Callable[[], None] | None = None,
     ) -> None:
         self.settings = settings
         self.clock = settings.clock
@@ -53,6 +68,10 @@ class MatchDesk:
         #: the owner name this process claims matches with
         self.node = node
         self.runners: dict[str, MatchRunner] = {}
+        #: the cluster's leases (None: one process owns every match of its database)
+        self.leases = leases
+        self._takeover = takeover or (lambda: None)
+        self._tasks: list[asyncio.Task[None]] = []
         self.seated: dict[str, str] = {}  # profile -> unfinished match it plays in
         self._activity = activity
         self._lobby_free = lobby_free
@@ -75,38 +94,148 @@ class MatchDesk:
 
     # -- lifecycle -----------------------------------------------------------------------
     async def resume(self) -> None:
-        """Claim and restart every unfinished match from its stored log."""
-        now = self.clock.now()
-        for sm in await self.db.unfinished():
-            try:
-                table = Table.restore(
-                    sm.id,
-                    Rules.from_dict(sm.rules),
-                    seat_specs(sm.seats),
-                    sm.seed,
-                    sm.log,
-                    now,
-                    timing=self.settings.timing,
-                    bot_budget=self.settings.bot_budget,
-                )
-            except (RestoreError, ValueError):
-                log.exception("match %s cannot be restored; left as it is", sm.id)
-                continue
-            fence = await self.db.claim(sm.id, self.node)
-            runner = MatchRunner(self.env, table, sm.lobby, sm.started_at, fence)
-            self.runners[sm.id] = runner
-            if table.finished:  # the end was stored, the bookkeeping was not
-                await self.finish_match(runner)
-                continue
-            for i, pid in enumerate(runner.players):
-                if pid is not None and i not in runner.left:
-                    self.seated[pid] = sm.id
-            runner.start()
+        """Claim and restart every unfinished match from its stored log (one process); in a
+        cluster, start the lease keeper and the sweeper, which takes matches one by one."""
+        if self.leases is not None:
+            self._tasks = [
+                asyncio.create_task(self._keep_leases(), name="leases"),
+                asyncio.create_task(self._sweep_every(), name="sweeper"),
+            ]
+            return
+        for mid in await self.db.running_ids():
+            fence = await self.db.claim(mid, self.node)
+            sm = await self.db.stored(mid)
+            if sm is not None:
+                await self._restore(sm, fence)
+
+    async def _restore(self, sm: StoredMatch, fence: int) -> MatchRunner | None:
+        """Rebuild a stored match's table (clocks re-armed, ``Timing.grace`` added) and
+        start it under ``fence``."""
+        try:
+            table = Table.restore(
+                sm.id,
+                Rules.from_dict(sm.rules),
+                seat_specs(sm.seats),
+                sm.seed,
+                sm.log,
+                self.clock.now(),
+                timing=self.settings.timing,
+                bot_budget=self.settings.bot_budget,
+            )
+        except (RestoreError, ValueError):
+            log.exception("match %s cannot be restored; left as it is", sm.id)
+            return None
+        runner = MatchRunner(self.env, table, sm.lobby, sm.started_at, fence)
+        self.runners[sm.id] = runner
+        if table.finished:  # the end was stored, the bookkeeping was not
+            await self.finish_match(runner)
+            return runner
+        for i, pid in enumerate(runner.players):
+            if pid is not None and i not in runner.left:
+                self.seated[pid] = sm.id
+        runner.start()
+        return runner
 
     async def stop(self) -> None:
-        """Stop every match task (the matches resume from the database)."""
+        """Stop every match task (the matches resume from the database); in a cluster,
+        then give their leases up, so other nodes take them over at once."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
         for runner in list(self.runners.values()):
             await runner.stop()
+        if self.leases is not None:
+            for mid in list(self.runners):
+                with contextlib.suppress(Exception):  # Redis away: the lease simply expires
+                    await self.leases.release(mid)
+
+    # -- ownership in a cluster -------------------------------------------------------------
+    async def take(self, mid: str) -> bool:
+        """Take over a running match nobody holds: its lease, a new fence, its log."""
+        assert self.leases is not None
+        old = self.runners.get(mid)
+        if old is not None and not old.moved:
+            return False  # ours already
+        if not await self.leases.acquire(mid):
+            return False
+        try:
+            fence = await self.db.claim(mid, self.node)
+            sm = await self.db.stored(mid)
+        except KeyError:
+            sm = None
+        if sm is None:  # finished meanwhile
+            await self.leases.release(mid)
+            return False
+        if old is not None:
+            await old.stop()
+        runner = await self._restore(sm, fence)
+        if runner is None:
+            await self.leases.release(mid)
+            return False
+        log.info(
+            "match %s taken over",
+            mid,
+            extra={
+                "event": "match_taken_over",
+                "match": mid,
+                "fence": fence,
+                "entries": len(sm.log),
+            },
+        )
+        self._takeover()
+        return True
+
+    async def sweep(self) -> list[str]:
+        """Take over every running match whose lease nobody holds; the ones taken."""
+        assert self.leases is not None
+        ids = [
+            mid
+            for mid in await self.db.running_ids()
+            if mid not in self.runners or self.runners[mid].moved
+        ]
+        taken = []
+        for mid, holder in zip(ids, await self.leases.holders(ids), strict=True):
+            if holder is None and await self.take(mid):
+                taken.append(mid)
+        return taken
+
+    def abandon(self, mid: str) -> None:
+        """Stop acting for a match whose lease we lost: no command, no clock, nothing
+        stored or sent from here on (players hear ``match_moved`` and reconnect)."""
+        runner = self.runners.get(mid)
+        if runner is None or runner.moved:
+            return
+        runner.moved = True
+        runner.broken = True
+        if runner.task is not None:
+            runner.task.cancel()
+        log.warning(
+            "match %s: lease lost; stopped", mid, extra={"event": "lease_lost", "match": mid}
+        )
+
+    async def _keep_leases(self) -> None:
+        leases = self.leases
+        assert leases is not None
+        while True:
+            await asyncio.sleep(leases.ttl / 3)
+            mine = [m for m, r in self.runners.items() if not r.moved and not r.gone]
+            try:
+                lost = await leases.renew(mine)
+            except Exception:
+                log.warning("leases not renewed (Redis)", extra={"event": "lease_renew_failed"})
+                lost = {m for m in mine if not leases.valid(m)}
+            for mid in lost:
+                self.abandon(mid)
+
+    async def _sweep_every(self) -> None:
+        while True:
+            started = time.monotonic()
+            try:
+                await self.sweep()
+            except Exception:
+                log.warning("sweep failed", exc_info=True, extra={"event": "sweep_failed"})
+            await asyncio.sleep(max(0.0, self.settings.sweep_every - (time.monotonic() - started)))
 
     def next_wakeup(self) -> float | None:
         """The earliest time any match has something to do (tests)."""
@@ -155,6 +284,8 @@ class MatchDesk:
             timing=self.settings.timing,
             bot_budget=self.settings.bot_budget,
         )
+        if self.leases is not None and not await self.leases.acquire(mid):
+            raise LobbyError("cluster_unavailable")  # (a new id: only Redis can refuse)
         before = (lobby.status, lobby.match)
         lobby.status = PLAYING
         lobby.match = mid
@@ -171,8 +302,21 @@ class MatchDesk:
             )
         except BaseException:
             lobby.status, lobby.match = before
+            if self.leases is not None:
+                with contextlib.suppress(Exception):
+                    await self.leases.release(mid)
             raise
         fence = await self.db.claim(mid, self.node)
+        log.info(
+            "match %s started",
+            mid,
+            extra={
+                "event": "match_started",
+                "match": mid,
+                "lobby": lobby.code,
+                "seats": len(specs),
+            },
+        )
         runner = MatchRunner(self.env, table, lobby.code, now, fence)
         self.runners[mid] = runner
         announce(lobby)
@@ -346,6 +490,14 @@ class MatchDesk:
         )
         # Only now is the match gone (Service.settle counts it busy until here).
         self.runners.pop(runner.id, None)
+        log.info(
+            "match %s finished",
+            runner.id,
+            extra={"event": "match_finished", "match": runner.id, "reason": table.finished_reason},
+        )
+        if self.leases is not None:
+            with contextlib.suppress(Exception):  # Redis away: the lease simply expires
+                await self.leases.release(runner.id)
         for c in self.router.forget_match(runner.id):
             c.watching.discard(runner.id)
         await self._activity()

@@ -32,6 +32,7 @@ from .conn import Conn
 from .connections import Connections, Online
 from .db import Database
 from .doors import InProcessRouter
+from .lease import Leases
 from .lobby import CLOSED, Lobby, LobbyError
 from .lobbydesk import LobbyDesk
 from .matchdesk import MatchDesk, record_of
@@ -66,6 +67,16 @@ class Service:
             matches=lambda: len(self.runners),
             lobbies=lambda: sum(1 for lb in self.lobbies.values() if lb.status != CLOSED),
         )
+        # A cluster's node: the match leases in Redis (server/lease.py).
+        self.redis: Any = None
+        leases = None
+        if settings.redis_url:
+            import redis.asyncio as aioredis
+
+            self.redis = aioredis.from_url(settings.redis_url, decode_responses=True)
+            leases = Leases(
+                self.redis, self.node, ttl=settings.lease_ttl, prefix=settings.redis_prefix
+            )
         self.match_desk = MatchDesk(
             settings,
             self.db,
@@ -74,6 +85,8 @@ class Service:
             self.notify_activity,
             self._lobby_free,
             self.metrics,
+            leases=leases,
+            takeover=self.metrics.takeovers.inc,
         )
         self.lobby_desk = LobbyDesk(settings, self.db, self.router, self.match_desk)
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
@@ -134,6 +147,8 @@ class Service:
             for c in conns:
                 c.close(1001)
         await self.db.close()
+        if self.redis is not None:
+            await self.redis.aclose()
 
     async def notify_activity(self) -> None:
         """A match task went idle or ended (see :meth:`settle`)."""

@@ -44,6 +44,12 @@ class Settings:
     table_prefix: str = ""
     # This node's name: the owner it claims matches as, and in its logs (None: host:pid).
     node: str | None = None
+    # A cluster (docs/deploy.md): Redis for the match leases; None: one process owns every
+    # match of its database. Lease time and how often a node looks for orphaned matches.
+    redis_url: str | None = None
+    redis_prefix: str = "domino:"
+    lease_ttl: float = 3.0
+    sweep_every: float = 0.5
     migrate: bool | None = None
     # Where match seeds come from; None = ``secrets`` (tests pass a seeded source so a
     # failing deal can be replayed).

@@ -1,0 +1,202 @@
+"""Two nodes of a cluster in one process: a match changes owner, and nothing is lost.
+
+Both nodes share a PostgreSQL database (DOMINO_TEST_POSTGRES) and a Redis
+(DOMINO_TEST_REDIS) under a prefix of their own. Nothing sleeps: a node that
+died is a node whose tasks stopped and whose lease is deleted (what Redis does
+when it expires), and the other node's sweep is called directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domino.server.db import Database
+
+from .harness import Harness, answered, lobby_with_bots, start
+
+PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
+REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
+NEEDS = "a cluster needs DOMINO_TEST_POSTGRES and DOMINO_TEST_REDIS (.ci/run gives both)"
+
+
+@pytest.fixture
+def prefix() -> Iterator[str]:
+    if not (PG_URL and REDIS_URL):
+        pytest.skip(NEEDS)
+    name = f"fo{secrets.token_hex(3)}_"
+    yield name
+    db = Database(str(PG_URL), name)
+
+    async def drop() -> None:
+        try:
+            await db.drop()
+        finally:
+            await db.close()
+
+    asyncio.run(drop())
+
+
+def node(tmp_path: Path, prefix: str, name: str) -> Harness:
+    return Harness(
+        tmp_path / name,
+        db_url=PG_URL,
+        table_prefix=prefix,
+        migrate=True,
+        redis_url=REDIS_URL,
+        redis_prefix=f"{prefix}:",
+        node=name,
+        lease_ttl=30.0,  # never expires by itself here: the tests end leases themselves
+        sweep_every=3600.0,  # the sweeps that matter are called by the tests
+    )
+
+
+def redis_call(h: Harness, method: str, *args: Any) -> Any:
+    async def call() -> Any:
+        return await getattr(h.service.redis, method)(*args)
+
+    return h.tc.portal.call(call)
+
+
+def crash(h: Harness, mid: str) -> None:
+    """The node stops dead: its tasks end, its lease is gone (expired), nothing released."""
+
+    async def halt() -> None:
+        desk = h.service.match_desk
+        for task in desk._tasks:
+            task.cancel()
+        runner = desk.runners[mid]
+        if runner.task is not None:
+            runner.task.cancel()
+
+    h.tc.portal.call(halt)
+    leases = h.service.match_desk.leases
+    assert leases is not None
+    redis_call(h, "delete", leases.key(mid))
+
+
+def sweep(h: Harness) -> list[str]:
+    return list(h.tc.portal.call(h.service.match_desk.sweep))
+
+
+def stored_log(h: Harness, mid: str) -> list[dict[str, Any]]:
+    return list(h.tc.portal.call(h.service.db.load, mid))
+
+
+def test_a_dead_nodes_match_goes_on_on_another_node_at_the_same_version(
+    tmp_path: Path, prefix: str
+) -> None:
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna = a.person("Anna")
+        lobby_with_bots(anna, 2, ["anfaenger"])
+        st = start(anna)
+        mid = st["match_id"]
+        a.settle()
+        leases = a.service.match_desk.leases
+        assert leases is not None
+        assert redis_call(a, "get", leases.key(mid)) == "a"
+        # The other node leaves a held match alone.
+        assert sweep(b) == [] and mid not in b.service.runners
+
+        runner_a = a.service.runners[mid]
+        # Play until it is Anna's turn (the bot may open), so the match waits for her.
+        for _ in range(50):
+            assert runner_a.table.match is not None
+            if runner_a.table.match.round.turn == 0:
+                break
+            a.step()
+        assert runner_a.table.match.round.turn == 0
+        v = runner_a.table.version
+        hand = runner_a.table.snapshot(0, a.clock.now())["view"]["hand"]
+        entries = len(stored_log(a, mid))
+
+        crash(a, mid)
+        assert sweep(b) == [mid]
+        runner_b = b.service.runners[mid]
+        assert runner_b.fence > runner_a.fence
+        assert runner_b.table.version == v
+        assert redis_call(b, "get", leases.key(mid)) == "b"
+        b.settle()
+        assert "domino_lease_takeovers_total 1.0" in b.tc.get("/metrics").text
+
+        # Anna comes back through the other node: her seat, her hand, the same moves.
+        again = b.connect(anna.token, "Anna")
+        seat = b.service.match_desk.seat_ref(anna.profile["id"])
+        assert seat is not None and (seat.match, seat.seat) == (mid, 0)
+        b.settle()
+        state = [m for m in again.drain() if m["type"] == "state"][-1]
+        assert state["view"]["hand"] == hand and state["view"]["turn"] == 0
+        # (the version may be newer only by her seat's presence: no move was made)
+        assert len(stored_log(b, mid)) >= entries
+        before = stored_log(b, mid)
+
+        # The dead node wakes up (SIGCONT). Its clock fires (Anna's time is up there): the
+        # fence refuses the timeout's entry, so no clock fires twice, and node a stops.
+        a.tc.portal.call(runner_a.start)
+        a.clock.advance(3600)
+        a.settle()
+        assert runner_a.moved
+        # A move sent to node a is refused: nothing acknowledged.
+        legal = runner_b.table.snapshot(0, b.clock.now())["view"]["legal"]
+        anna.expect_error(
+            {"type": "move", "match": mid, "move": legal[0], "v": runner_a.table.version},
+            "match_moved",
+        )
+        assert stored_log(b, mid) == before  # nothing from node a after the takeover
+
+        # The match goes on on node b.
+        vb = runner_b.table.version
+        again.send({"type": "move", "match": mid, "move": legal[0], "v": vb})
+        assert again.recv_until(answered(vb))["type"] == "state"
+        assert len(stored_log(b, mid)) == len(before) + 1
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_node_that_stops_hands_its_matches_over_at_once(tmp_path: Path, prefix: str) -> None:
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna = a.person("Anna")
+        lobby_with_bots(anna, 2, ["anfaenger"])
+        mid = start(anna)["match_id"]
+        a.settle()
+        leases = a.service.match_desk.leases
+        assert leases is not None
+        key = leases.key(mid)
+        a.close()  # SIGTERM: the runner stops, then the lease is given up (not left to expire)
+        assert redis_call(b, "get", key) is None
+        assert sweep(b) == [mid]
+        assert b.service.runners[mid].table.version >= 1
+    finally:
+        b.close()
+
+
+def test_a_finished_match_gives_its_lease_up(tmp_path: Path, prefix: str) -> None:
+    a = node(tmp_path, prefix, "a")
+    try:
+        anna = a.person("Anna")
+        lobby_with_bots(anna, 2, ["anfaenger"])
+        mid = start(anna)["match_id"]
+        a.settle()
+        leases = a.service.match_desk.leases
+        assert leases is not None
+        assert redis_call(a, "get", leases.key(mid)) == "a"
+        anna.request({"type": "leave_match", "match": mid}, "state")
+        # The bot plays on for her; run the match to its end on the fake clock.
+        for _ in range(5000):
+            if mid not in a.service.runners or not a.step():
+                break
+        assert mid not in a.service.runners
+        assert redis_call(a, "get", leases.key(mid)) is None
+    finally:
+        a.close()
