@@ -113,6 +113,8 @@ _DE: dict[str, str] = {
     "match_over": "Die Partie ist vorbei.",
     "match_moved": "Diese Partie läuft jetzt auf einem anderen Server. Dein Zug wurde nicht "
     "angenommen; bitte verbinde dich neu.",
+    "not_stored": "Dein Zug konnte gerade nicht gespeichert werden und gilt nicht. Bitte "
+    "versuch es gleich noch einmal.",
     "cluster_unavailable": "Der Server kann gerade keine neue Partie beginnen. Bitte versuch es "
     "gleich noch einmal.",
     "not_seated": "Du sitzt in dieser Partie nicht am Tisch.",
@@ -440,6 +442,8 @@ _EN: dict[str, str] = {
     "match_over": "The match is over.",
     "match_moved": "This match now runs on another server. Your move was not accepted; "
     "please reconnect.",
+    "not_stored": "Your move could not be stored just now and does not count. Please try "
+    "again in a moment.",
     "cluster_unavailable": "The server cannot start a new match right now. Please try again "
     "in a moment.",
     "not_seated": "You have no seat in this match.",

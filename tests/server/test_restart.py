@@ -104,7 +104,7 @@ def test_an_unstored_entry_is_never_announced(tmp_path: Path) -> None:
         move = st["view"]["legal"][0]
         err = anna.expect_error(
             {"type": "move", "match": st["match_id"], "move": move, "v": st["v"]},
-            "internal_error",
+            "not_stored",
         )
         assert err["v"] == st["v"]
         assert all(s["v"] <= st["v"] for s in anna.states())

@@ -189,7 +189,7 @@ class MatchRunner:
                 return
             except PersistError:
                 # Not stored, so not accepted: the client may simply try again.
-                self._error(conn, "internal_error", ref)
+                self._error(conn, "not_stored", ref)
                 observe(kind, "failed", time.perf_counter() - began)
                 return
             observe(kind, "ok" if out.error is None else "refused", time.perf_counter() - began)
