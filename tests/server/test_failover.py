@@ -152,11 +152,19 @@ def test_a_dead_nodes_match_goes_on_on_another_node_at_the_same_version(
         )
         assert stored_log(b, mid) == before  # nothing from node a after the takeover
 
-        # The match goes on on node b.
+        # The match goes on on node b, to its end; the lobby (made on node a) opens again.
         vb = runner_b.table.version
         again.send({"type": "move", "match": mid, "move": legal[0], "v": vb})
         assert again.recv_until(answered(vb))["type"] == "state"
         assert len(stored_log(b, mid)) == len(before) + 1
+        again.request({"type": "leave_match", "match": mid}, "state")
+        for _ in range(5000):
+            if mid not in b.service.runners or not b.step():
+                break
+        assert mid not in b.service.runners
+        code = st["lobby"]
+        doc = b.tc.portal.call(b.service.db.lobby_doc, code)
+        assert doc is not None and doc["status"] == "open" and doc["match"] is None
     finally:
         a.close()
         b.close()

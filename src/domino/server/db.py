@@ -411,6 +411,17 @@ class Database:
             rows = await conn.execute(sa.select(t.c.data).where(t.c.status != "closed"))
             return [json.loads(r.data) for r in rows]
 
+    async def lobby_doc(self, code: str) -> dict[str, Any] | None:
+        """A lobby's stored document that is not closed (``None``: unknown or closed)."""
+        t = self.t.lobbies
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(t.c.data).where(t.c.code == code, t.c.status != "closed")
+                )
+            ).first()
+            return None if row is None else dict(json.loads(row.data))
+
     async def lobby_exists(self, code: str) -> bool:
         """Whether a code was ever used (codes are never reused)."""
         t = self.t.lobbies

@@ -174,6 +174,14 @@ class LobbyDesk:
     async def match_over(self, runner: MatchRunner, gone: set[str | None]) -> None:
         """The match of a lobby ended: the lobby opens again (``gone``: who left it)."""
         lobby = self.lobbies.get(runner.lobby) if runner.lobby else None
+        if lobby is None and runner.lobby:
+            # A match this node took over from another (a cluster): its lobby is stored.
+            data = await self.db.lobby_doc(runner.lobby)
+            if data is not None:
+                lobby = Lobby.from_dict(data)
+                self.lobbies[lobby.code] = lobby
+                for m in lobby.members():
+                    self.member_of[m] = lobby.code
         if lobby is not None and lobby.match == runner.id:
             async with self.lock:
                 await self._reopen(lobby, gone)
