@@ -75,3 +75,61 @@ def browser() -> Iterator[object]:
 def shots() -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     return SHOTS
+
+
+# -- evidence of a failure -------------------------------------------------------------------
+FAILURES = ROOT / "test-artifacts" / "failures"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.stash[_FAILED] = report.failed
+
+
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.fixture(autouse=True)
+def close_pages(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test's browser contexts are closed when it ends: pages left open kept their
+    sockets, clocks and redraws going through every later test of the session. A failed
+    test first leaves its evidence (:func:`_evidence`)."""
+    yield
+    if "browser" not in request.fixturenames:
+        return
+    b = request.getfixturevalue("browser")
+    if request.node.stash.get(_FAILED, False):
+        _evidence(b, request.node.name)
+    for ctx in list(b.contexts):  # type: ignore[attr-defined]
+        ctx.close()
+
+
+def _evidence(b: object, name: str) -> None:
+    """A screenshot, the table's public facts and the visible text of every open page, in
+    test-artifacts/failures/ (the flaky-test hunt needs them)."""
+    FAILURES.mkdir(parents=True, exist_ok=True)
+    for ci, ctx in enumerate(b.contexts):  # type: ignore[attr-defined]
+        for pi, page in enumerate(ctx.pages):
+            stem = FAILURES / f"{name}-{ci}-{pi}"
+            try:
+                page.screenshot(path=f"{stem}.png", full_page=True)
+                facts = page.evaluate(
+                    """() => ({
+                        dataset: {...(document.querySelector('.table-screen')?.dataset || {})},
+                        focus: document.activeElement?.outerHTML?.slice(0, 300) || null,
+                        hand: [...document.querySelectorAll('.hand .tile-btn')].map(
+                            (b) => b.className + ' ' + (b.dataset.tile || '')),
+                        ends: [...document.querySelectorAll('.end')].map((b) => b.className),
+                        text: document.body.innerText,
+                        trace: window.__dominoTrace || [],
+                    })"""
+                )
+                errors = getattr(page, "js_errors", [])
+                Path(f"{stem}.txt").write_text(
+                    f"url: {page.url}\njs errors: {errors}\n{facts}\n", encoding="utf-8"
+                )
+            except Exception as exc:  # a closed page: say so, keep going
+                Path(f"{stem}.txt").write_text(f"no evidence: {exc}\n", encoding="utf-8")

@@ -106,3 +106,51 @@ def test_whole_match_by_touch_on_a_phone(server: str, browser: Any, shots: Path)
     # Everything fits the phone's width: nothing scrolls sideways.
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert_no_js_errors(page)
+
+
+def test_the_click_after_a_tile_tap_acts_nowhere(server: str, browser: Any) -> None:
+    """A tap on a hand tile acts at pointerup and redraws the dock; the click the browser
+    sends afterwards is hit-tested where the finger was, and may find another button that the
+    redraw moved there. Seen in a real run: a tile tapped, the Passen button under the finger,
+    the turn passed. That click must act nowhere."""
+    page = new_page(browser, **PHONE)
+    page.goto(server + "/")
+    page.locator("#guest-name").fill("Mia")
+    page.get_by_role("button", name="Als Gast spielen").tap()
+    page.locator("#new-seats").select_option("2")
+    page.get_by_test_id("create-lobby").tap()
+    page.locator(".lobby-seats").wait_for()
+    set_rule(page, "turn_seconds", "30 s")
+    page.locator(".lobby-seat[data-seat='1']").get_by_role("button", name="Bot hinzufügen").tap()
+    page.locator(".lobby-seat[data-seat='1'] .badge").first.wait_for()
+    start_match(page)
+    page.wait_for_selector(".dock.my-turn .hand .tile-btn.playable")
+    v = page.locator(".table-screen").get_attribute("data-v")
+    # The finger goes down and up on a playable tile (as the browser reports a tap) ...
+    page.evaluate(
+        """() => {
+            const tile = document.querySelector('.hand .tile-btn.playable');
+            const r = tile.getBoundingClientRect();
+            const at = { bubbles: true, cancelable: true, pointerId: 77, pointerType: 'touch',
+                         isPrimary: true, button: 0, clientX: r.x + 4, clientY: r.y + 4 };
+            tile.dispatchEvent(new PointerEvent('pointerdown', at));
+            tile.dispatchEvent(new PointerEvent('pointerup', at));
+            // ... and the browser's click finds another button under the finger: the help.
+            const help = document.querySelector('.topbar .icon-btn');
+            const click = { bubbles: true, cancelable: true, detail: 1 };
+            help.dispatchEvent(new MouseEvent('click', click));
+        }"""
+    )
+    # The tap itself acted (a tile that fits one end is played; one that fits both is chosen) ...
+    page.wait_for_function(
+        "v => document.querySelector('.table-screen').dataset.v !== v"
+        " || !!document.querySelector('.tile-btn.selected')",
+        arg=v,
+    )
+    # ... and the click after it did nothing.
+    assert page.locator(".overlay.help").count() == 0
+    assert any("swallowed" in line for line in page.evaluate("window.__dominoTrace"))
+    # A real tap on the help button afterwards is a new press: it opens the help.
+    page.locator(".topbar .icon-btn").tap()
+    page.locator(".overlay.help").wait_for()
+    assert_no_js_errors(page)

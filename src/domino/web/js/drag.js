@@ -20,6 +20,7 @@ export class TileDrag {
   }
 
   start(ev, tile) {
+    this.view.trace?.(`down ${tile} ${ev.pointerType} button=${ev.button} id=${ev.pointerId}`);
     if (ev.button !== undefined && ev.button !== 0) return;
     this.stop();
     const d = { tile, x0: ev.clientX, y0: ev.clientY, id: ev.pointerId, started: false, ghost: null };
@@ -57,13 +58,19 @@ export class TileDrag {
     const d = this.d;
     if (!d || ev.pointerId !== d.id) return;
     const end = d.started ? this.endAt(ev.clientX, ev.clientY) : null;
+    this.view.trace?.(`${ev.type} ${d.tile} started=${d.started} end=${end}`);
     this.stop();
     if (!d.started) {
       // A plain press (a tap, a click) acts here, not in the click that follows: a redraw
       // between press and release (a snapshot, the clock) replaces the button under the
       // pointer, and the browser then sends no click at all. Pointer clicks on tiles are
       // therefore ignored (TableView.onTileClick); keyboard and controller clicks still act.
-      if (ev.type === "pointerup") this.view.activateTile(d.tile);
+      // The click the browser does send may land on whatever the redraw put under the
+      // pointer: TableView swallows it (shieldClick).
+      if (ev.type === "pointerup") {
+        this.view.shieldClick();
+        this.view.activateTile(d.tile);
+      }
       return;
     }
     this.swallow = true;

@@ -13,6 +13,9 @@ import { TileDrag } from "./drag.js";
 import { seatCard } from "./seats.js";
 import { describeEvent } from "./events.js";
 
+const TRACE_MAX = 200;
+const CLICK_SHIELD_MS = 1000;
+
 export class TableView {
   /**
    * hooks: send(msg), announce(text), toast(text), help(), again(state), home(), left(matchId)
@@ -28,15 +31,43 @@ export class TableView {
     this.seenLog = [];
     this.told = new Set(); // "v|event" keys already logged and announced
     this.profile = null;
+    // The last things the table did, newest last: read by the browser tests when one fails.
+    this.traceLog = [];
+    window.__dominoTrace = this.traceLog;
     this.build();
     this.clockTimer = setInterval(() => this.tickClock(), 250);
+    // A tap on a hand tile acts at pointerup (TileDrag.up) and redraws the dock. On a touch
+    // screen the browser then sends its click to whatever lies under the finger *after* the
+    // redraw, which can be another button that moved there (Passen!). That one click is
+    // swallowed: from the tile's pointerup until the click, or the next press, or a second.
+    this.clickShield = 0;
+    this.onShieldClick = (ev) => {
+      if (!this.clickShield) return;
+      const live = performance.now() < this.clickShield;
+      this.clickShield = 0;
+      if (live && ev.detail > 0) {
+        ev.preventDefault();
+        ev.stopImmediatePropagation();
+        this.trace(`click after a tile tap swallowed (${ev.target?.className || ev.target?.tagName})`);
+      }
+    };
+    this.onShieldDown = () => (this.clickShield = 0);
+    document.addEventListener("click", this.onShieldClick, true);
+    document.addEventListener("pointerdown", this.onShieldDown, true);
     this.resizeObs = new ResizeObserver(() => this.renderBoard());
     this.resizeObs.observe(this.boardEl);
+  }
+
+  trace(what) {
+    this.traceLog.push(`${Math.round(performance.now())} ${what}`);
+    if (this.traceLog.length > TRACE_MAX) this.traceLog.splice(0, this.traceLog.length - TRACE_MAX);
   }
 
   destroy() {
     document.title = t("ui.title");
     clearInterval(this.clockTimer);
+    document.removeEventListener("click", this.onShieldClick, true);
+    document.removeEventListener("pointerdown", this.onShieldDown, true);
     this.resizeObs.disconnect();
     this.dragger.stop();
   }
@@ -69,6 +100,7 @@ export class TableView {
 
   update(state) {
     const prev = this.state;
+    this.trace(`state v${state.v} turn=${state.view?.turn} legal=${(state.view?.legal || []).length} sel=${this.selected}`);
     this.state = state;
     this.pending = false;
     this.receivedAt = performance.now();
@@ -153,14 +185,21 @@ export class TableView {
   }
 
   send(move) {
+    this.trace(`send ${move} pending=${this.pending}`);
     if (this.pending) return;
     this.pending = true;
     this.selected = null;
     this.hooks.send({ type: "move", match: this.state.match || this.state.match_id, move, v: this.state.v });
   }
 
+  /** The click that follows a tap on a tile acts nowhere (see the constructor). */
+  shieldClick() {
+    this.clickShield = performance.now() + CLICK_SHIELD_MS;
+  }
+
   /** Click / tap / A on a hand tile. */
   activateTile(tile) {
+    this.trace(`activate ${tile} mine=${this.myTurn} fits=${this.fits(tile).join("")}`);
     if (this.me === null) return;
     if (!this.myTurn) return this.say(t("table.not_your_turn"));
     const ends = this.fits(tile);
@@ -231,6 +270,7 @@ export class TableView {
 
   cancel() {
     if (!this.selected) return false;
+    this.trace(`cancel ${this.selected}`);
     this.selected = null;
     this.renderDock();
     this.renderEnds();
@@ -434,9 +474,13 @@ export class TableView {
   drawEnds() {
     clear(this.endsEl);
     const v = this.state?.view;
-    if (!v || !this.lay?.ends || !(v.line || []).length || v.result) return;
+    if (!v || !this.lay?.ends || !(v.line || []).length || v.result) {
+      if (this.selected) this.trace(`no ends drawn: lay=${!!this.lay?.ends} line=${(v?.line || []).length}`);
+      return;
+    }
     const tile = this.dragger.tile || this.selected;
     const fit = tile ? this.fits(tile) : [];
+    if (tile) this.trace(`ends for ${tile}: ${fit.join("")}`);
     const [, , vw] = this.lay.viewBox;
     const unitPx = (this.boardEl.clientWidth || 300) / (vw / UNIT);
     for (const end of ["L", "R"]) {
