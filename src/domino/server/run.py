@@ -75,15 +75,17 @@ class NodeServer(uvicorn.Server):
         self.drain_grace = drain_grace
         self._loop: asyncio.AbstractEventLoop | None = None
         self._drain: asyncio.Task[None] | None = None
+        self.draining = False  # a SIGTERM came: the next one shuts down at once
 
     async def serve(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
         await super().serve(sockets)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        if sig != signal.SIGTERM or self.should_exit or self._loop is None or self._drain:
+        if sig != signal.SIGTERM or self.should_exit or self._loop is None or self.draining:
             super().handle_exit(sig, frame)
             return
+        self.draining = True
         self._captured_signals.append(sig)  # re-raised after shutdown, as uvicorn does
         # A signal handler runs between two bytecodes of the loop's own thread: hand the
         # work to the loop rather than start it here.
