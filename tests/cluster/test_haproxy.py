@@ -75,6 +75,22 @@ def test_a_guest_signed_in_through_haproxy_is_known_to_every_node(cluster: Clust
         assert me.json()["profile"]["name"] == "Anna"
 
 
+def test_a_node_counts_sign_ins_per_player_address_that_haproxy_forwards(
+    cluster: Cluster,
+) -> None:
+    # Behind HAProxy every request comes from its address: without X-Forwarded-For the
+    # whole site would share one sign-in budget (burst 30, Settings.signin_burst).
+    url = cluster.node_url(1) + "/api/guest"
+
+    def sign_in(address: str) -> int:
+        headers = {"x-forwarded-for": address}
+        return httpx.post(url, json={"name": "Gast"}, headers=headers, timeout=10).status_code
+
+    codes = [sign_in("203.0.113.7") for _ in range(31)]
+    assert codes[:30] == [201] * 30 and codes[30] == 429
+    assert sign_in("203.0.113.8") == 201
+
+
 def test_a_draining_node_says_503_is_taken_out_and_closes_its_sockets_with_1012(
     cluster: Cluster,
 ) -> None:

@@ -70,6 +70,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "for this long before shutting down, so the balancer takes the node out first "
         "(default 0)",
     )
+    p.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="ADDRESSES",
+        help="comma-separated addresses of the balancer (HAProxy): requests from them give "
+        "the player's address in X-Forwarded-For, which the sign-in budget counts "
+        "(default: none, the peer's address counts)",
+    )
     p.set_defaults(func=run)
 
 
@@ -138,7 +146,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     app = create_app(settings)
     print(t("serve_running", url=f"{settings.base_url}/"), flush=True)
-    config = uvicorn_config(app, settings, log_level=args.log_level, log_config=None)
+    proxy = {}
+    if args.forwarded_allow_ips:
+        proxy = {"proxy_headers": True, "forwarded_allow_ips": args.forwarded_allow_ips}
+    config = uvicorn_config(app, settings, log_level=args.log_level, log_config=None, **proxy)
     NodeServer(config, app.state.service, args.drain_grace).run()
     return 0
 

@@ -220,6 +220,8 @@ class Cluster:
         cmd += ["--db", self.db_url, "--table-prefix", self.prefix, "--node", node.name]
         # The page is opened through HAProxy: its address is the Origin the sockets carry.
         cmd += ["--public-url", self.url, "--log-format", "json"]
+        # HAProxy's X-Forwarded-For names the player (the sign-in budget counts it).
+        cmd += ["--forwarded-allow-ips", "127.0.0.1"]
         cmd += ["--drain-grace", str(self.drain_grace), "--data", str(self.dir / node.name)]
         cmd += self.extra
         if self.node_extra is not None:
