@@ -38,5 +38,5 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         pytest.skip(reason)
     assert PG_URL is not None
     # The folder stays under pytest's temporary root: node and HAProxy logs to read.
-    with Cluster(PG_URL, 3, folder=tmp_path_factory.mktemp("cluster")) as c:
+    with Cluster(PG_URL, 3, redis_url=REDIS_URL, folder=tmp_path_factory.mktemp("cluster")) as c:
         yield c

@@ -6,7 +6,7 @@
 
 :class:`Cluster` runs ``domino db upgrade`` once on a fresh table prefix, starts
 N node processes (``python -m domino.cli serve --db URL --table-prefix P --node
-nodeK``, each on its own ephemeral port, ``--log-format json`` into a file per
+nodeK [--redis URL]``, each on its own ephemeral port, ``--log-format json`` into a file per
 node), renders the repository's ``deploy/haproxy.cfg`` for them (one ``server``
 line per node, the addresses in environment variables HAProxy expands) and
 starts HAProxy on another ephemeral port with its runtime API on a Unix socket in
@@ -125,12 +125,14 @@ class Node:
 class Cluster:
     """N nodes on one PostgreSQL database (a table prefix of their own) behind HAProxy.
 
-    ``extra`` is added to every node's command line (``--redis URL``, once nodes take
-    it); ``node_extra(k)`` adds per-node arguments.
+    With ``redis_url`` the nodes run as a cluster (``--redis``: match leases, takeover);
+    without it each is a single process on the shared database. ``extra`` is added to
+    every node's command line, ``node_extra(k)`` to node ``k``'s.
     """
 
     db_url: str
     n: int = 3
+    redis_url: str | None = None
     extra: list[str] = field(default_factory=list)
     node_extra: Callable[[int], list[str]] | None = None
     prefix: str = field(default_factory=lambda: f"c{os.urandom(5).hex()}_")
@@ -223,6 +225,8 @@ class Cluster:
         # HAProxy's X-Forwarded-For names the player (the sign-in budget counts it).
         cmd += ["--forwarded-allow-ips", "127.0.0.1"]
         cmd += ["--drain-grace", str(self.drain_grace), "--data", str(self.dir / node.name)]
+        if self.redis_url:
+            cmd += ["--redis", self.redis_url]
         cmd += self.extra
         if self.node_extra is not None:
             cmd += self.node_extra(k)
