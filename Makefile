@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
+HAPROXY := /usr/sbin/haproxy
 
-.PHONY: run test lint types unit chromium demo clean bench screenshots
+.PHONY: run test lint types unit chromium haproxy demo clean bench screenshots
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -24,6 +25,15 @@ chromium:
 	   sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium); \
 	fi
 
+# Debian's haproxy for the cluster tests (tests/cluster, deploy/haproxy.cfg).
+haproxy:
+	@if [ ! -x $(HAPROXY) ] && ! command -v haproxy >/dev/null; then \
+	  echo "installing Debian's haproxy for the cluster tests"; \
+	  (apt-get update -qq || sudo apt-get update -qq) && \
+	  (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy || \
+	   sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy); \
+	fi
+
 run: $(STAMP)
 	$(BIN)/domino serve
 
@@ -39,7 +49,7 @@ types: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest
 
-test: $(STAMP) chromium lint types unit
+test: $(STAMP) chromium haproxy lint types unit
 
 # The committed screenshots (docs/screenshots) change only through this target; the browser
 # tests write theirs to the ignored test-artifacts/ otherwise.

@@ -56,6 +56,28 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="this node's name in logs and as the owner of its matches (default: HOST:PORT)",
     )
+    p.add_argument(
+        "--table-prefix",
+        default="",
+        help="prefix of the table names (test runs sharing one PostgreSQL database)",
+    )
+    p.add_argument(
+        "--drain-grace",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="on SIGTERM: answer /api/health with 503 and take no new lobbies or matches "
+        "for this long before shutting down, so the balancer takes the node out first "
+        "(default 0)",
+    )
+    p.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="ADDRESSES",
+        help="comma-separated addresses of the balancer (HAProxy): requests from them give "
+        "the player's address in X-Forwarded-For, which the sign-in budget counts "
+        "(default: none, the peer's address counts)",
+    )
     p.set_defaults(func=run)
 
 
@@ -74,12 +96,10 @@ def bot_budget(text: str) -> float | None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the app from the arguments and serve it until interrupted."""
-    import uvicorn
-
     from domino.i18n import t
     from domino.server import GcPolicy, Settings, create_app
     from domino.server.metrics import configure_logging
-    from domino.server.run import uvicorn_config
+    from domino.server.run import NodeServer, uvicorn_config
     from domino.server.schema import NotMigrated, PartialSchema
     from domino.table import Timing
 
@@ -108,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         data_dir=Path(args.data),
         db_url=args.db,
         redis_url=args.redis,
+        table_prefix=args.table_prefix,
         origins=origins,
         public_url=args.public_url,
         timing=timing,
@@ -125,8 +146,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     app = create_app(settings)
     print(t("serve_running", url=f"{settings.base_url}/"), flush=True)
-    config = uvicorn_config(app, settings, log_level=args.log_level, log_config=None)
-    uvicorn.Server(config).run()
+    proxy = {}
+    if args.forwarded_allow_ips:
+        proxy = {"proxy_headers": True, "forwarded_allow_ips": args.forwarded_allow_ips}
+    config = uvicorn_config(app, settings, log_level=args.log_level, log_config=None, **proxy)
+    NodeServer(config, app.state.service, args.drain_grace).run()
     return 0
 
 

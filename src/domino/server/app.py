@@ -228,9 +228,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse(CATALOGUES[lang])
 
     @app.get("/api/health")
-    async def health() -> dict[str, Any]:
-        """Liveness."""
-        return {"ok": True, "protocol": p.PROTOCOL_VERSION}
+    async def health() -> JSONResponse:
+        """Liveness, and whether this node takes new matches (200) or drains (503).
+
+        The balancer's health check reads the status: a draining node (SIGTERM) is
+        taken out of the rotation while its sockets stay open (docs/deploy.md).
+        """
+        accepting = not service.draining
+        body = {
+            "ok": True,
+            "protocol": p.PROTOCOL_VERSION,
+            "node": service.node,
+            "accepting": accepting,
+        }
+        return JSONResponse(body, status_code=200 if accepting else 503)
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics() -> Response:

@@ -10,17 +10,22 @@ frame, for state messages of 2–3 KB), frames limited to ``Settings.max_frame``
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import signal
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
 
 from .rawws import protocol_factory
+from .service import Service
 from .settings import Settings
 
 #: The WebSocket transports :func:`uvicorn_config` can serve ``/ws`` with.
@@ -48,6 +53,58 @@ def uvicorn_config(app: FastAPI, settings: Settings, *, ws: str = "lean", **extr
     }
     options.update(extra)
     return uvicorn.Config(app, **options)
+
+
+log = logging.getLogger("domino.server")
+
+
+class NodeServer(uvicorn.Server):
+    """uvicorn's server with a drain on SIGTERM (``domino serve``; docs/deploy.md).
+
+    The first SIGTERM calls :meth:`Service.drain` (``/api/health`` answers 503, no
+    new lobbies or matches), keeps serving for ``drain_grace`` seconds so the
+    balancer's health checks see it and send new players elsewhere, then shuts down
+    as uvicorn does: the listener closes and the lean transport closes every socket
+    with 1012 (service restart), so clients reconnect through the balancer at once.
+    SIGINT (Ctrl-C), or a second SIGTERM during the grace, shuts down at once.
+    """
+
+    def __init__(self, config: Any, service: Service, drain_grace: float = 0.0) -> None:
+        super().__init__(config)
+        self.service = service
+        self.drain_grace = drain_grace
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._drain: asyncio.Task[None] | None = None
+        self.draining = False  # a SIGTERM came: the next one shuts down at once
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        await super().serve(sockets)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if sig != signal.SIGTERM or self.should_exit or self._loop is None or self.draining:
+            super().handle_exit(sig, frame)
+            return
+        self.draining = True
+        self._captured_signals.append(sig)  # re-raised after shutdown, as uvicorn does
+        # A signal handler runs between two bytecodes of the loop's own thread: hand the
+        # work to the loop rather than start it here.
+        self._loop.call_soon_threadsafe(self._start_drain)
+
+    def _start_drain(self) -> None:
+        if self._drain is None:
+            self._drain = asyncio.get_running_loop().create_task(self._drain_then_exit())
+
+    async def _drain_then_exit(self) -> None:
+        await self.service.drain()
+        if self.drain_grace > 0:
+            log.info(
+                "draining for %.1f s, then shutting down",
+                self.drain_grace,
+                extra={"event": "drain_grace", "seconds": self.drain_grace},
+            )
+            await asyncio.sleep(self.drain_grace)
+        self.should_exit = True
 
 
 def free_port() -> int:
@@ -79,4 +136,4 @@ def serving_in_thread(app: FastAPI, settings: Settings, **extra: Any) -> Iterato
         thread.join(timeout=10)
 
 
-__all__ = ["TRANSPORTS", "free_port", "serving_in_thread", "uvicorn_config"]
+__all__ = ["TRANSPORTS", "NodeServer", "free_port", "serving_in_thread", "uvicorn_config"]

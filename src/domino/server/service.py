@@ -18,6 +18,7 @@ and the process's :class:`~domino.server.doors.InProcessRouter` holds the socket
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
 from pathlib import Path
@@ -44,6 +45,8 @@ from .settings import Settings
 
 __all__ = ["Online", "Service", "node_name", "public_record", "record_of"]
 
+log = logging.getLogger("domino.server")
+
 
 def node_name() -> str:
     """The owner name this process claims matches with: host and process id."""
@@ -62,6 +65,8 @@ class Service:
         self.router = InProcessRouter()
         self.activity = asyncio.Condition()
         self.busy = 0  # messages being handled (see settle)
+        # Set by drain() (SIGTERM): no new lobbies or matches here; /api/health says 503.
+        self.draining = False
         self.metrics = Metrics(
             sockets=lambda: sum(len(c) for c in self.router.conns.values()),
             matches=lambda: len(self.runners),
@@ -150,6 +155,18 @@ class Service:
         if self.redis is not None:
             await self.redis.aclose()
 
+    async def drain(self) -> None:
+        """Stop taking new lobbies and matches (``domino serve`` on SIGTERM, docs/deploy.md).
+
+        ``/api/health`` then answers 503 with ``"accepting": false``, so the balancer
+        sends new players elsewhere; ``create_lobby`` and ``start`` are refused with
+        ``node_draining``. What runs here goes on until the process stops (handing
+        matches over to other nodes is not built yet).
+        """
+        if not self.draining:
+            self.draining = True
+            log.info("draining: no new lobbies or matches", extra={"event": "draining"})
+
     async def notify_activity(self) -> None:
         """A match task went idle or ended (see :meth:`settle`)."""
         async with self.activity:
@@ -206,6 +223,8 @@ class Service:
         ref = getattr(msg, "ref", None)
         matches = self.match_desk
         try:
+            if self.draining and isinstance(msg, (p.CreateLobby, p.Start)):
+                raise LobbyError("node_draining")
             match msg:
                 case p.Ping():
                     conn.send(p.PongMsg())
