@@ -53,13 +53,14 @@ class Connections:
         """A socket said hello: welcome it, restore its lobby and its seat at once."""
         row = await self.db.profile(conn.profile)
         assert row is not None
+        seat = await self.matches.seat_anywhere(conn.profile)
         # From here to the welcome nothing waits: no message can reach the socket before it.
         first = self.router.add_socket(conn)
         conn.send(
             p.WelcomeMsg(
                 profile=profile_out(row),
                 lobby=self.lobbies.member_of.get(conn.profile),
-                match=self.matches.seat_ref(conn.profile),
+                match=seat,
             )
         )
         await self.lobbies.member_connected(conn, first)

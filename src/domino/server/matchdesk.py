@@ -26,6 +26,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from domino.i18n import t
 from domino.rules import Rules, RulesError
 from domino.rules.record import record_of as rules_record_of
 from domino.table import RestoreError, SeatSpec, Table
@@ -72,6 +73,7 @@ class MatchDesk:
         self.leases = leases
         self._takeover = takeover or (lambda: None)
         self._tasks: list[asyncio.Task[None]] = []
+        self._remote_tasks: set[asyncio.Task[None]] = set()
         self.seated: dict[str, str] = {}  # profile -> unfinished match it plays in
         self._activity = activity
         self._lobby_free = lobby_free
@@ -80,7 +82,8 @@ class MatchDesk:
             finished=self.after_finish,
             left=self.left_match,
             activity=activity,
-            online=lambda pid: bool(router.sockets_of(pid)),
+            # On any node of a cluster (the Redis router knows), else on this process.
+            online=getattr(router, "online", None) or (lambda pid: bool(router.sockets_of(pid))),
         )
         self.env = MatchEnv(
             store=db,
@@ -97,6 +100,10 @@ class MatchDesk:
         """Claim and restart every unfinished match from its stored log (one process); in a
         cluster, start the lease keeper and the sweeper, which takes matches one by one."""
         if self.leases is not None:
+            if self.reaches_nodes:
+                router: Any = self.router
+                router.on_node_message(self._on_node_message)
+                router.on_presence(self._on_presence)
             self._tasks = [
                 asyncio.create_task(self._keep_leases(), name="leases"),
                 asyncio.create_task(self._sweep_every(), name="sweeper"),
@@ -133,6 +140,7 @@ class MatchDesk:
         for i, pid in enumerate(runner.players):
             if pid is not None and i not in runner.left:
                 self.seated[pid] = sm.id
+        await self._publish_seats(runner)
         runner.start()
         return runner
 
@@ -149,6 +157,135 @@ class MatchDesk:
             for mid in list(self.runners):
                 with contextlib.suppress(Exception):  # Redis away: the lease simply expires
                     await self.leases.release(mid)
+
+    # -- a cluster: sockets on one node, the match on another -------------------------------
+    @property
+    def reaches_nodes(self) -> bool:
+        """Whether the router carries messages between nodes (the Redis router)."""
+        return self.leases is not None and hasattr(self.router, "send_to_node")
+
+    async def _owner(self, mid: str) -> str | None:
+        """The node that holds ``mid``'s lease, if another node does."""
+        if self.leases is None:
+            return None
+        holder = await self.leases.holder(mid)
+        return holder if holder != self.node else None
+
+    def _send_to(self, owner: str, kind: str, conn: Conn, mid: str, **extra: Any) -> None:
+        router: Any = self.router
+        router.send_to_node(
+            owner,
+            {
+                "kind": kind,
+                "match": mid,
+                "profile": conn.profile,
+                "node": self.node,
+                "conn": conn.id,
+                **extra,
+            },
+        )
+
+    async def _forward(self, kind: str, conn: Conn, mid: str, **extra: Any) -> bool:
+        """Send a command for a match this node does not drive to the node that does;
+        ``False`` when it is this node's (or nobody's: the caller answers)."""
+        if not self.reaches_nodes:
+            return False
+        runner = self.runners.get(mid)
+        if runner is not None and not runner.moved:
+            return False
+        owner = await self._owner(mid)
+        if owner is None:
+            return False
+        self._send_to(owner, kind, conn, mid, **extra)
+        return True
+
+    def _on_node_message(self, sender: str, payload: dict[str, Any]) -> None:
+        # Each runner's lock is fair, and nothing is awaited before it is taken, so the
+        # commands of one sender reach a match in the order they were sent.
+        task = asyncio.get_running_loop().create_task(self._remote(payload))
+        self._remote_tasks.add(task)
+        task.add_done_callback(self._remote_tasks.discard)
+
+    async def _remote(self, payload: dict[str, Any]) -> None:
+        """A command or a snapshot request from a socket on another node."""
+        try:
+            mid, profile = str(payload["match"]), str(payload["profile"])
+            conn: Any = RemoteConn(self.router, str(payload["node"]), int(payload["conn"]), profile)
+            kind = payload.get("kind")
+        except (KeyError, TypeError, ValueError):
+            log.warning("a malformed node message: %r", payload)
+            return
+        runner = self.runners.get(mid)
+        if runner is None or runner.broken or runner.moved:
+            code = "match_moved" if runner is not None and runner.moved else "match_not_found"
+            conn.send({"type": "error", "code": code, "message": t(code), "match": mid})
+            return
+        if kind == "snapshot":
+            runner.snapshot_for(conn)
+            return
+        if kind != "command":
+            return
+        seat = runner.seat_of(profile)
+        if seat is None:
+            seat = next((i for i in runner.left if runner.players[i] == profile), None)
+        ref = payload.get("ref")
+        if seat is None:
+            code = "not_seated"
+            conn.send({"type": "error", "code": code, "message": t(code), "ref": ref})
+            return
+        await runner.command(conn, seat, dict(payload.get("cmd") or {}), ref)
+
+    def _on_presence(self, profile: str, online: bool) -> None:
+        """A profile came or went on some node: its seat here hears of it."""
+        mid = self.seated.get(profile)
+        runner = self.runners.get(mid) if mid else None
+        if runner is None or runner.moved:
+            return
+        seat = runner.seat_of(profile)
+        if seat is not None:
+            task = asyncio.get_running_loop().create_task(runner.sync_connected(seat))
+            self._remote_tasks.add(task)
+            task.add_done_callback(self._remote_tasks.discard)
+
+    def _seats_key(self) -> str:
+        return f"{self.settings.redis_prefix}seats"
+
+    async def _publish_seats(self, runner: MatchRunner) -> None:
+        """Tell every node where this match's players sit (their welcome names it)."""
+        if not self.reaches_nodes or self.leases is None:
+            return
+        mapping = {
+            pid: f"{runner.id} {i}"
+            for i, pid in enumerate(runner.players)
+            if pid is not None and i not in runner.left
+        }
+        if mapping:
+            with contextlib.suppress(Exception):  # Redis away: only other nodes' welcomes
+                await self.leases.redis.hset(self._seats_key(), mapping=mapping)
+
+    async def _unpublish_seats(self, runner: MatchRunner, pids: list[str]) -> None:
+        if not self.reaches_nodes or self.leases is None:
+            return
+        redis = self.leases.redis
+        with contextlib.suppress(Exception):
+            for pid in pids:
+                value = await redis.hget(self._seats_key(), pid)
+                if value is not None and str(value).split(" ")[0] == runner.id:
+                    await redis.hdel(self._seats_key(), pid)
+
+    async def seat_anywhere(self, profile: str) -> p.SeatRef | None:
+        """Where ``profile`` plays now, on this node or (a cluster) on any other."""
+        here = self.seat_ref(profile)
+        if here is not None or not self.reaches_nodes or self.leases is None:
+            return here
+        try:
+            value = await self.leases.redis.hget(self._seats_key(), profile)
+        except Exception:
+            return None
+        if value is None:
+            return None
+        mid, _, seat = str(value).partition(" ")
+        return p.SeatRef(match=mid, seat=int(seat)) if seat.isdigit() else None
 
     # -- ownership in a cluster -------------------------------------------------------------
     async def take(self, mid: str) -> bool:
@@ -323,6 +460,7 @@ class MatchDesk:
         for pid in runner.players:
             if pid is not None:
                 self.seated[pid] = mid
+        await self._publish_seats(runner)
         offline = [pid is not None and not self.router.sockets_of(pid) for pid in runner.players]
         for m in lobby.members():
             seat = runner.seat_of(m)
@@ -354,8 +492,25 @@ class MatchDesk:
                 self._watch(runner, c)
                 runner.snapshot_for(c)
 
-    def watching(self, conn: Conn, msg: p.Watch | p.Unwatch | p.Sync) -> None:
+    async def watching(self, conn: Conn, msg: p.Watch | p.Unwatch | p.Sync) -> None:
         """``watch``, ``unwatch`` and ``sync`` of a match."""
+        if self.reaches_nodes and msg.match not in self.runners:
+            if isinstance(msg, p.Unwatch):
+                if msg.match not in conn.watching:
+                    raise LobbyError("not_watching")
+                self.router.unwatch(msg.match, conn)
+                conn.watching.discard(msg.match)
+                return
+            owner = await self._owner(msg.match)
+            if owner is None:
+                raise LobbyError("match_not_found")
+            if isinstance(msg, p.Watch):
+                # This node hears the spectators' channel; the owner decides what the
+                # socket may see (its seat's view if it plays there) and sends a snapshot.
+                self.router.watch(msg.match, conn)
+                conn.watching.add(msg.match)
+            self._send_to(owner, "snapshot", conn, msg.match)
+            return
         runner = self._runner(msg.match)
         seated = runner.seat_of(conn.profile) is not None
         watching = conn in self.router.watchers(runner.id)
@@ -381,7 +536,10 @@ class MatchDesk:
         return runner
 
     async def command(self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None) -> None:
-        """A seat's command (move, back, leave) from ``conn``."""
+        """A seat's command (move, back, leave) from ``conn``; in a cluster, a match another
+        node owns gets it through that node's channel (its answers come back the same way)."""
+        if await self._forward("command", conn, mid, cmd=cmd, ref=ref):
+            return
         runner = self._runner(mid)
         seat = runner.seat_of(conn.profile)
         if seat is None:
@@ -395,6 +553,14 @@ class MatchDesk:
     async def seat_connected(self, conn: Conn) -> None:
         """A profile's socket opened: its seat (if any) is there, with a snapshot first."""
         mid = self.seated.get(conn.profile)
+        if mid is None and self.reaches_nodes:
+            # Seated in a match another node owns: that node marks the seat connected
+            # (presence) and sends this socket its snapshot.
+            where = await self.seat_anywhere(conn.profile)
+            owner = await self._owner(where.match) if where is not None else None
+            if where is not None and owner is not None:
+                self._send_to(owner, "snapshot", conn, where.match)
+            return
         runner = self.runners.get(mid) if mid else None
         seat = runner.seat_of(conn.profile) if runner else None
         if runner is None or seat is None:
@@ -431,6 +597,8 @@ class MatchDesk:
         pid = runner.players[seat]
         if pid is not None and self.seated.get(pid) == runner.id:
             del self.seated[pid]
+        if pid is not None:
+            await self._unpublish_seats(runner, [pid])
 
     # -- the end ---------------------------------------------------------------------------
     async def finish_match(self, runner: MatchRunner) -> None:
@@ -496,11 +664,31 @@ class MatchDesk:
             extra={"event": "match_finished", "match": runner.id, "reason": table.finished_reason},
         )
         if self.leases is not None:
+            await self._unpublish_seats(runner, [pid for pid in runner.players if pid])
             with contextlib.suppress(Exception):  # Redis away: the lease simply expires
                 await self.leases.release(runner.id)
         for c in self.router.forget_match(runner.id):
             c.watching.discard(runner.id)
         await self._activity()
+
+
+class RemoteConn:
+    """A socket on another node, as a runner sees it: who speaks, and where answers go
+    (the router's reply to that one socket)."""
+
+    __slots__ = ("id", "node", "profile", "router", "watching")
+
+    def __init__(self, router: Any, node: str, conn_id: int, profile: str) -> None:
+        self.router = router
+        self.node = node
+        self.id = conn_id
+        self.profile = profile
+        self.watching: set[str] = set()
+
+    def send(self, msg: Any) -> None:
+        """Answer the socket (an error, a snapshot)."""
+        body = msg.model_dump() if hasattr(msg, "model_dump") else msg
+        self.router.reply(self.node, self.id, body)
 
 
 def record_of(table: Table) -> dict[str, Any]:

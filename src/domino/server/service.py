@@ -245,7 +245,7 @@ class Service:
                 case p.LeaveMatch():
                     await matches.command(conn, msg.match, {"type": "leave"}, ref)
                 case p.Watch() | p.Unwatch() | p.Sync():
-                    matches.watching(conn, msg)
+                    await matches.watching(conn, msg)
                 case _:  # pragma: no cover - the parser admits only the types above
                     raise LobbyError("unknown_type", type=type(msg).__name__)
         except LobbyError as exc:
