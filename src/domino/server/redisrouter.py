@@ -148,6 +148,7 @@ class RedisRouter:
         self._wake: asyncio.Event | None = None
         self._drained: asyncio.Event | None = None
         self._ready: asyncio.Event | None = None  # subscribed and presence loaded
+        self._first_beat: asyncio.Event | None = None  # the heartbeat has tried once
         # Subscriber connection.
         self._writer: asyncio.StreamWriter | None = None
         self._pongs: deque[asyncio.Future[None] | str] = deque()
@@ -162,6 +163,7 @@ class RedisRouter:
         self._pub_ok = True
         self._beat_ok = False
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
         self._needs_sync = False  # ops were dropped: rewrite our presence first
         self._beat_paused = False  # tests: a node that stops refreshing its liveness
         self._beat_script = redis.register_script(BEAT)
@@ -173,14 +175,14 @@ class RedisRouter:
     # -- life --------------------------------------------------------------------------
     async def start(self) -> None:
         """Start the subscriber, the publisher and the heartbeat; this node registers
-        as alive and (re)writes its presence. Never raises for Redis being away."""
+        as alive and (re)writes its presence. Returns at once, Redis there or not."""
+        self._stopping = False
         self._wake = asyncio.Event()
         self._drained = asyncio.Event()
         self._drained.set()
         self._ready = asyncio.Event()
+        self._first_beat = asyncio.Event()
         self._resync()
-        with contextlib.suppress(Exception):
-            await self._heartbeat_once()
         self._tasks = [
             asyncio.create_task(self._subscriber(), name=f"router-sub-{self.node}"),
             asyncio.create_task(self._publisher(), name=f"router-pub-{self.node}"),
@@ -195,12 +197,15 @@ class RedisRouter:
             self._enqueue(("cmd", "DEL", self._key("alive", self.node)))
             self._publish(self._presence_ch, "!")
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._flush(), 1.0)
+                async with asyncio.timeout(1.0):
+                    await self._flush()
+        self._stopping = True
         for t in self._tasks:
-            t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+            # Cancel until done: a cancellation that meets a finishing await can be
+            # lost (asyncio.wait_for in Python 3.11), and the loops check _stopping.
+            while not t.done():
+                t.cancel()
+                await asyncio.wait([t], timeout=0.1)
         self._tasks = []
         self._close_sub()
         for fut in list(self._markers.values()) + [
@@ -402,7 +407,7 @@ class RedisRouter:
             args=[self.prefix, self.node, max(1, round(self.alive_ttl * 1000))]
         )
         self._beat_ok = True
-        if not was and self._tasks:
+        if not was and self._first_beat is not None and self._first_beat.is_set():
             # Our key had expired: the others dropped our presence as dead; write it again.
             log.warning("node %s was presumed dead; announcing its presence again", self.node)
             self._resync()
@@ -412,18 +417,21 @@ class RedisRouter:
                 self._set_node(n, set())
 
     async def _heartbeat(self) -> None:
-        while True:
+        assert self._first_beat is not None
+        while not self._stopping:
+            if not self._beat_paused:
+                try:
+                    await self._heartbeat_once()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:
+                    if self._beat_ok or not self._first_beat.is_set():
+                        log.warning("router %s: heartbeat failed: %s", self.node, e)
+                    self._beat_ok = False
+            # The publisher waits for the first try: our liveness key comes before
+            # our presence, or the others would drop that presence as a dead node's.
+            self._first_beat.set()
             await asyncio.sleep(self.beat)
-            if self._beat_paused:
-                continue
-            try:
-                await self._heartbeat_once()
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                if self._beat_ok:
-                    log.warning("router %s: heartbeat failed: %s", self.node, e)
-                self._beat_ok = False
 
     # -- publishing --------------------------------------------------------------------
     def _publish(self, ch: str, body: str) -> None:
@@ -454,8 +462,10 @@ class RedisRouter:
 
     async def _publisher(self) -> None:
         assert self._wake is not None and self._drained is not None
+        assert self._first_beat is not None
+        await self._first_beat.wait()
         delay = self.backoff[0]
-        while True:
+        while not self._stopping:
             if not self._out:
                 self._drained.set()
                 self._wake.clear()
@@ -588,23 +598,26 @@ class RedisRouter:
             opened = asyncio.open_connection(
                 kw.get("host", "localhost"), kw.get("port", 6379), ssl=tls
             )
-        reader, writer = await asyncio.wait_for(opened, timeout)
+        async with asyncio.timeout(timeout):
+            reader, writer = await opened
         password = kw.get("password")
         if password:
             user = kw.get("username")
             writer.write(_pack(("AUTH", user, password) if user else ("AUTH", password)))
-            reply = await asyncio.wait_for(_read(reader), timeout)
+            async with asyncio.timeout(timeout):
+                reply = await _read(reader)
             if isinstance(reply, Exception):
                 writer.close()
                 raise reply
         name = f"{self.prefix}{self.node}:sub".replace(" ", "_")
         writer.write(_pack(("CLIENT", "SETNAME", name)))
-        await asyncio.wait_for(_read(reader), timeout)  # an error here does not matter
+        async with asyncio.timeout(timeout):
+            await _read(reader)  # an error reply here does not matter
         return reader, writer
 
     async def _subscriber(self) -> None:
         delay = self.backoff[0]
-        while True:
+        while not self._stopping:
             try:
                 reader, writer = await self._connect_sub()
             except asyncio.CancelledError:
