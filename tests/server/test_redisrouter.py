@@ -278,8 +278,9 @@ async def test_redis_unreachable_never_blocks_and_the_queue_is_bounded(prefix: s
     await r.start()
     s = FakeConn("p1")
     r.add_socket(s)
+    r.watch("m1", s)
     for i in range(250):
-        r.to_player("p1", {"v": i})
+        r.to_spectators("m1", {"v": i})
     assert len(s.got) == 250  # the local socket still gets everything at once
     assert not r.healthy
     assert len(r._out) <= 100 and r.dropped >= 150
@@ -337,3 +338,27 @@ async def test_the_same_local_registry_as_the_in_process_router(
         assert c1.got == ['{"a":1}', '{"b":2}'] and c2.got == ['{"a":1}']
         assert not r.remove_socket(c1) and not r.watchers("m1") and r.remove_socket(c2)
         assert r.conns == {} and r.spectators == {}
+
+
+async def test_a_players_frames_stay_off_redis_while_no_other_node_has_a_socket(
+    nodes: Callable[..., Any],
+) -> None:
+    a, b = await nodes("a"), await nodes("b")
+    mine = FakeConn("p1")
+    a.add_socket(mine)
+    await settle(a, b)
+    channels: list[str] = []
+    publish = a._publish
+    a._publish = lambda ch, body: (channels.append(ch), publish(ch, body))  # type: ignore[method-assign]
+    a.to_player("p1", {"v": 1})
+    a.to_player("nobody", {"v": 2})
+    assert mine.got == ['{"v":1}'] and channels == []
+    # b gets a socket of p1: its announcement reaches a before b's next message does.
+    other = FakeConn("p1")
+    b.add_socket(other)
+    got: list[dict[str, Any]] = []
+    a.on_node_message(lambda sender, payload: (got.append(payload), a.to_player("p1", payload)))
+    b.send_to_node("a", {"v": 3})  # e.g. a snapshot request forwarded to the owner
+    await settle(b, a, b)
+    assert got == [{"v": 3}] and other.got == ['{"v":3}'] and mine.got[-1] == '{"v":3}'
+    assert a.prefix + "player:p1" in channels

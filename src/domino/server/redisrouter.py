@@ -20,7 +20,11 @@ them): the message is encoded once, handed at once to this node's sockets of tha
 audience, and queued for the publisher task, which publishes the queue in order
 on one connection (Redis keeps one publisher's order per channel). A payload is
 ``{sender}\\n{text}``, so a node skips what it sent itself (delivered locally
-already).
+already). A player's frame is published only while the presence cache says
+another node has a socket of that player: a node announces a profile's first
+socket (``+``) before it forwards anything for that socket, and one publisher's
+messages arrive in order, so the owner knows of the socket before it handles
+the socket's first forwarded command (a snapshot request, say).
 
 Presence: the set ``profiles:{node}`` holds the profiles with a socket on that
 node; ``alive:{node}`` is a key with a TTL (``alive_ttl``) the node refreshes every
@@ -235,10 +239,15 @@ class RedisRouter:
     # -- delivery ----------------------------------------------------------------------
     def to_player(self, profile: str, msg: dict[str, Any]) -> None:
         """Every socket of ``profile`` on every node gets ``msg`` (published on that
-        player's channel only)."""
+        player's channel only, and only while another node has a socket of it)."""
+        conns = self.conns.get(profile)
+        remote = self._where.get(profile)
+        if not conns and not remote:
+            return
         text = encode(msg)
-        _send(self.conns.get(profile), text)
-        self._publish(self._ch("player", profile), text)
+        _send(conns, text)
+        if remote:
+            self._publish(self._ch("player", profile), text)
 
     def to_spectators(self, match_id: str, msg: dict[str, Any]) -> None:
         """Every socket watching ``match_id`` on every node gets ``msg``."""
