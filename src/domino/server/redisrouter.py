@@ -50,13 +50,13 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import ssl
 from collections import deque
-from collections.abc import Callable, Iterable, Set
+from collections.abc import Callable, Set
 from typing import Any
 
 import orjson
 
+from . import resp
 from .conn import Conn, encode
 from .doors import channel
 
@@ -528,21 +528,21 @@ class RedisRouter:
         published = 0
         for op in batch:
             if op[0] == "pub":
-                parts.append(_pack(("PUBLISH", op[1], op[2])))
+                parts.append(resp.pack(("PUBLISH", op[1], op[2])))
                 published += 1
             elif op[0] == "cmd":
-                parts.append(_pack(op[1:]))
+                parts.append(resp.pack(op[1:]))
             else:  # sync: this node's presence as it is now
                 key = self._key("profiles", self.node)
-                parts.append(_pack(("DEL", key)))
+                parts.append(resp.pack(("DEL", key)))
                 if self.conns:
-                    parts.append(_pack(("SADD", key, *self.conns)))
-                parts.append(_pack(("PUBLISH", self._presence_ch, self.node + "\n!")))
+                    parts.append(resp.pack(("SADD", key, *self.conns)))
+                parts.append(resp.pack(("PUBLISH", self._presence_ch, self.node + "\n!")))
         try:
             writer.write(b"".join(parts))
             async with asyncio.timeout(self.alive_ttl):
                 for _ in parts:
-                    reply = await _read(reader)
+                    reply = await resp.read(reader)
                     if isinstance(reply, Exception):
                         log.warning("router %s: Redis refused a command: %s", self.node, reply)
         except BaseException:
@@ -602,7 +602,7 @@ class RedisRouter:
 
     def _write(self, *args: str) -> None:
         assert self._writer is not None
-        self._writer.write(_pack(args))
+        self._writer.write(resp.pack(args))
 
     def _close_sub(self) -> None:
         if self._writer is not None:
@@ -620,33 +620,8 @@ class RedisRouter:
                 fut.set_exception(ConnectionError("the router's subscriber lost Redis"))
 
     async def _connect_raw(self, role: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        kw = self.redis.connection_pool.connection_kwargs
-        timeout = kw.get("socket_connect_timeout") or 5.0
-        if kw.get("path"):
-            opened = asyncio.open_unix_connection(kw["path"])
-        else:
-            tls = None
-            if "ssl" in self.redis.connection_pool.connection_class.__name__.lower():
-                tls = ssl.create_default_context()
-            opened = asyncio.open_connection(
-                kw.get("host", "localhost"), kw.get("port", 6379), ssl=tls
-            )
-        async with asyncio.timeout(timeout):
-            reader, writer = await opened
-        password = kw.get("password")
-        if password:
-            user = kw.get("username")
-            writer.write(_pack(("AUTH", user, password) if user else ("AUTH", password)))
-            async with asyncio.timeout(timeout):
-                reply = await _read(reader)
-            if isinstance(reply, Exception):
-                writer.close()
-                raise reply
         name = f"{self.prefix}{self.node}:{role}".replace(" ", "_")
-        writer.write(_pack(("CLIENT", "SETNAME", name)))
-        async with asyncio.timeout(timeout):
-            await _read(reader)  # an error reply here does not matter
-        return reader, writer
+        return await resp.connect(self.redis, name)
 
     async def _subscriber(self) -> None:
         delay = self.backoff[0]
@@ -684,7 +659,7 @@ class RedisRouter:
         presence_ch = self._presence_ch.encode()
         head = self._head
         while True:
-            frame = await _read(reader)
+            frame = await resp.read(reader)
             if isinstance(frame, Exception):
                 log.warning("router %s: Redis says %s", self.node, frame)
                 continue
@@ -760,38 +735,6 @@ def _send(targets: set[Conn] | None, text: str) -> None:
     if targets:
         for c in list(targets):
             c.send_text(text)
-
-
-def _pack(args: Iterable[str]) -> bytes:
-    """A command in RESP: an array of bulk strings."""
-    parts = [arg.encode() for arg in args]
-    out = [b"*%d\r\n" % len(parts)]
-    for b in parts:
-        out.append(b"$%d\r\n%s\r\n" % (len(b), b))
-    return b"".join(out)
-
-
-async def _read(reader: asyncio.StreamReader) -> Any:
-    """One RESP2 reply: bytes, int, list, ``None``, or an Exception for an error reply."""
-    line = await reader.readuntil(b"\r\n")
-    t, body = line[:1], line[1:-2]
-    if t == b"$":
-        n = int(body)
-        if n < 0:
-            return None
-        return (await reader.readexactly(n + 2))[:-2]
-    if t == b"*":
-        n = int(body)
-        if n < 0:
-            return None
-        return [await _read(reader) for _ in range(n)]
-    if t == b":":
-        return int(body)
-    if t == b"+":
-        return body
-    if t == b"-":
-        return ConnectionError(body.decode(errors="replace"))
-    raise ConnectionError(f"unexpected reply from Redis: {line[:40]!r}")
 
 
 __all__ = ["RedisRouter"]
