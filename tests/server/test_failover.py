@@ -144,12 +144,14 @@ def test_a_dead_nodes_match_goes_on_on_another_node_at_the_same_version(
         a.clock.advance(3600)
         a.settle()
         assert runner_a.moved
-        # A move sent to node a is refused: nothing acknowledged.
+        # A move sent to node a on what node a shows goes to the owner, node b, which
+        # refuses it as made on a table that is not the match's: nothing acknowledged.
         legal = runner_b.table.snapshot(0, b.clock.now())["view"]["legal"]
-        anna.expect_error(
+        err = anna.expect_error(
             {"type": "move", "match": mid, "move": legal[0], "v": runner_a.table.version},
-            "match_moved",
+            "stale_version",
         )
+        assert err["v"] == runner_b.table.version
         assert stored_log(b, mid) == before  # nothing from node a after the takeover
 
         # The match goes on on node b, to its end; the lobby (made on node a) opens again.

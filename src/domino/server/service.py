@@ -41,6 +41,7 @@ from .matches import MatchRunner
 from .metrics import Metrics
 from .people import People
 from .queries import Queries, public_record
+from .redisrouter import RedisRouter
 from .settings import Settings
 
 __all__ = ["Online", "Service", "node_name", "public_record", "record_of"]
@@ -62,7 +63,19 @@ class Service:
         self.node = node or settings.node or node_name()
         self.db = Database(settings.database_url, settings.table_prefix)
         self.people = People(self.db, settings)
-        self.router = InProcessRouter()
+        # A cluster's node (Settings.redis_url): Redis for the match leases and for the
+        # messages between nodes; else the single process's own router.
+        self.redis: Any = None
+        leases = None
+        self.router: Any = InProcessRouter()
+        if settings.redis_url:
+            import redis.asyncio as aioredis
+
+            self.redis = aioredis.from_url(settings.redis_url, decode_responses=True)
+            leases = Leases(
+                self.redis, self.node, ttl=settings.lease_ttl, prefix=settings.redis_prefix
+            )
+            self.router = RedisRouter(self.redis, self.node, prefix=settings.redis_prefix)
         self.activity = asyncio.Condition()
         self.busy = 0  # messages being handled (see settle)
         # Set by drain() (SIGTERM): no new lobbies or matches here; /api/health says 503.
@@ -72,16 +85,6 @@ class Service:
             matches=lambda: len(self.runners),
             lobbies=lambda: sum(1 for lb in self.lobbies.values() if lb.status != CLOSED),
         )
-        # A cluster's node: the match leases in Redis (server/lease.py).
-        self.redis: Any = None
-        leases = None
-        if settings.redis_url:
-            import redis.asyncio as aioredis
-
-            self.redis = aioredis.from_url(settings.redis_url, decode_responses=True)
-            leases = Leases(
-                self.redis, self.node, ttl=settings.lease_ttl, prefix=settings.redis_prefix
-            )
         self.match_desk = MatchDesk(
             settings,
             self.db,
@@ -123,8 +126,9 @@ class Service:
 
     @property
     def conns(self) -> dict[str, set[Conn]]:
-        """profile -> its open sockets."""
-        return self.router.conns
+        """profile -> its open sockets (on this node)."""
+        conns: dict[str, set[Conn]] = self.router.conns
+        return conns
 
     def conns_of(self, profile: str) -> set[Conn]:
         """The open sockets of a profile."""
@@ -141,6 +145,8 @@ class Service:
             Path(self.settings.data_dir).mkdir(parents=True, exist_ok=True)
         await self.db.prepare(self.settings.migrates, self.settings.upgrade_command)
         await self.db.open()
+        if isinstance(self.router, RedisRouter):
+            await self.router.start()
         await self.lobby_desk.load()
         await self.match_desk.resume()
         await self.lobby_desk.reconcile()
@@ -152,6 +158,8 @@ class Service:
             for c in conns:
                 c.close(1001)
         await self.db.close()
+        if isinstance(self.router, RedisRouter):
+            await self.router.stop()
         if self.redis is not None:
             await self.redis.aclose()
 

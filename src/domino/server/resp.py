@@ -1,0 +1,79 @@
+"""Just enough RESP (the Redis protocol) for the router's two connections.
+
+The router publishes in batches (one write, then one reply per command) and reads
+pushes on its subscribed connection; redis-py's pipeline and pub/sub objects cost
+about three times the CPU per message here (docs/performance.md). The connection
+settings (host and port or a Unix socket, credentials, TLS) come from a
+``redis.asyncio.Redis`` client's pool, so both sides reach the same server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import Iterable
+from typing import Any
+
+
+async def connect(redis: Any, name: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A new connection to ``redis``'s server, authenticated and named ``name``
+    (``CLIENT LIST`` shows it)."""
+    kw = redis.connection_pool.connection_kwargs
+    timeout = kw.get("socket_connect_timeout") or 5.0
+    if kw.get("path"):
+        opened = asyncio.open_unix_connection(kw["path"])
+    else:
+        tls = None
+        if "ssl" in redis.connection_pool.connection_class.__name__.lower():
+            tls = ssl.create_default_context()
+        opened = asyncio.open_connection(kw.get("host", "localhost"), kw.get("port", 6379), ssl=tls)
+    async with asyncio.timeout(timeout):
+        reader, writer = await opened
+    password = kw.get("password")
+    if password:
+        user = kw.get("username")
+        writer.write(pack(("AUTH", user, password) if user else ("AUTH", password)))
+        async with asyncio.timeout(timeout):
+            reply = await read(reader)
+        if isinstance(reply, Exception):
+            writer.close()
+            raise reply
+    writer.write(pack(("CLIENT", "SETNAME", name)))
+    async with asyncio.timeout(timeout):
+        await read(reader)  # an error reply here does not matter
+    return reader, writer
+
+
+def pack(args: Iterable[str]) -> bytes:
+    """A command in RESP: an array of bulk strings."""
+    parts = [arg.encode() for arg in args]
+    out = [b"*%d\r\n" % len(parts)]
+    for b in parts:
+        out.append(b"$%d\r\n%s\r\n" % (len(b), b))
+    return b"".join(out)
+
+
+async def read(reader: asyncio.StreamReader) -> Any:
+    """One RESP2 reply: bytes, int, list, ``None``, or an Exception for an error reply."""
+    line = await reader.readuntil(b"\r\n")
+    t, body = line[:1], line[1:-2]
+    if t == b"$":
+        n = int(body)
+        if n < 0:
+            return None
+        return (await reader.readexactly(n + 2))[:-2]
+    if t == b"*":
+        n = int(body)
+        if n < 0:
+            return None
+        return [await read(reader) for _ in range(n)]
+    if t == b":":
+        return int(body)
+    if t == b"+":
+        return body
+    if t == b"-":
+        return ConnectionError(body.decode(errors="replace"))
+    raise ConnectionError(f"unexpected reply from Redis: {line[:40]!r}")
+
+
+__all__ = ["connect", "pack", "read"]

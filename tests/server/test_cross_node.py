@@ -1,0 +1,143 @@
+"""Players and spectators of one match on different nodes (the Redis router).
+
+Two nodes in one process share PostgreSQL (DOMINO_TEST_POSTGRES) and Redis
+(DOMINO_TEST_REDIS). A match runs on node a; sockets on node b play and watch
+it through Redis. Every frame a socket gets is checked against what its
+audience may see: a seat its own hand only, a spectator no hand at all.
+Waiting for a frame that crosses nodes is bounded (a dead path fails the test
+instead of hanging it); nothing is timed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .harness import Client, lobby_with_bots, start
+from .test_failover import crash, node, prefix, sweep  # noqa: F401 (the fixture)
+
+BOUND = 15.0  # seconds a frame may take across nodes before the path counts as dead
+
+
+def recv_within(c: Client, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    async def one() -> Any:
+        with anyio.fail_after(BOUND):
+            return await c.ws._send_rx.receive()
+
+    while True:
+        m = c._take(c.ws.portal.call(one))
+        if pred(m):
+            return m
+
+
+def hands_seen(frames: list[str]) -> list[tuple[int | None, list[str] | None]]:
+    out = []
+    for raw in frames:
+        m = json.loads(raw)
+        if m.get("type") == "state":
+            out.append((m.get("you"), m.get("view", {}).get("hand")))
+    return out
+
+
+def test_a_player_and_a_spectator_on_another_node(tmp_path: Path, prefix: str) -> None:  # noqa: F811
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna = a.person("Anna")
+        lobby_with_bots(anna, 2, ["anfaenger"])
+        st = start(anna)
+        mid = st["match_id"]
+        a.settle()
+        runner = a.service.runners[mid]
+        hand = runner.table.snapshot(0, a.clock.now())["view"]["hand"]
+
+        # Anna opens a second window that lands on node b: the welcome names her seat, and
+        # the owner (node a) sends that socket her seat's snapshot.
+        far = b.connect(anna.token, "Anna")
+        welcome = [m for m in map(json.loads, far.frames) if m["type"] == "welcome"]
+        assert welcome and welcome[0]["match"] == {"match": mid, "seat": 0}
+        snap = recv_within(far, lambda m: m["type"] == "state")
+        assert snap["you"] == 0 and snap["view"]["hand"] == hand
+
+        # Carl watches from node b: the spectators' view (no hand), through Redis.
+        carl = b.person("Carl")
+        seen = carl.request({"type": "watch", "match": mid}, "state")
+        assert seen["you"] is None and seen["view"].get("hand") is None
+
+        # Play until it is Anna's turn (the bot may open), then move from node b.
+        for _ in range(50):
+            assert runner.table.match is not None
+            if runner.table.match.round.turn == 0:
+                break
+            a.step()
+        assert runner.table.match.round.turn == 0
+        v = runner.table.version
+        legal = runner.table.snapshot(0, a.clock.now())["view"]["legal"]
+        far.send({"type": "move", "match": mid, "move": legal[0], "v": v, "ref": "far"})
+        after = recv_within(far, lambda m: m["type"] == "state" and m["v"] > v)
+        assert after["you"] == 0
+        assert runner.table.version > v  # played on node a
+        # Her window on node a sees the same move; Carl on node b sees it as a spectator.
+        recv_within(anna, lambda m: m["type"] == "state" and m["v"] > v)
+        watched = recv_within(carl, lambda m: m["type"] == "state" and m["v"] > v)
+        assert watched["you"] is None
+
+        # A refused command from node b is answered on that socket only, with its ref.
+        far.send({"type": "move", "match": mid, "move": legal[0], "v": v, "ref": "old"})
+        err = recv_within(far, lambda m: m["type"] == "error")
+        assert (err["code"], err.get("ref")) == ("stale_version", "old")
+
+        # What every socket got: Anna's sockets her own hand only (never a tile the bot
+        # holds), Carl no hand at all.
+        bot_hand = set(runner.table.snapshot(1, a.clock.now())["view"]["hand"])
+        for you, shown in hands_seen(far.frames) + hands_seen(anna.frames):
+            assert you == 0 and shown is not None and not set(shown) & bot_hand
+        for you, shown in hands_seen(carl.frames):
+            assert you is None and shown is None
+    finally:
+        a.close()
+        b.close()
+
+
+def test_after_failover_a_socket_on_a_third_node_plays_on(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    c = node(tmp_path, prefix, "c")
+    try:
+        anna = a.person("Anna")
+        lobby_with_bots(anna, 2, ["anfaenger"])
+        mid = start(anna)["match_id"]
+        a.settle()
+        runner_a = a.service.runners[mid]
+        for _ in range(50):
+            assert runner_a.table.match is not None
+            if runner_a.table.match.round.turn == 0:
+                break
+            a.step()
+        v = runner_a.table.version
+        crash(a, mid)
+        assert sweep(b) == [mid]
+        # Anna's browser reconnects through the balancer and lands on node c.
+        back = c.connect(anna.token, "Anna")
+        snap = recv_within(back, lambda m: m["type"] == "state")
+        assert snap["you"] == 0 and snap["view"]["turn"] == 0
+        legal = snap["view"]["legal"]
+        vb = b.service.runners[mid].table.version
+        assert vb >= v
+        back.send({"type": "move", "match": mid, "move": legal[0], "v": snap["v"]})
+        after = recv_within(
+            back, lambda m: m["type"] == "error" or (m["type"] == "state" and m["v"] > snap["v"])
+        )
+        assert after["type"] == "state"
+        assert b.service.runners[mid].table.version > vb
+    finally:
+        a.close()
+        b.close()
+        c.close()
