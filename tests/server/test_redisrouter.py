@@ -362,3 +362,18 @@ async def test_a_players_frames_stay_off_redis_while_no_other_node_has_a_socket(
     await settle(b, a, b)
     assert got == [{"v": 3}] and other.got == ['{"v":3}'] and mine.got[-1] == '{"v":3}'
     assert a.prefix + "player:p1" in channels
+
+
+async def test_a_node_that_stops_cleanly_leaves_the_presence_at_once(
+    nodes: Callable[..., Any],
+) -> None:
+    a, b = await nodes("a"), await nodes("b")
+    events: list[tuple[str, bool]] = []
+    a.on_presence(lambda pid, up: events.append((pid, up)))
+    b.add_socket(FakeConn("p1"))
+    await settle(b, a)
+    assert a.online("p1")
+    await b.stop()
+    await a.settle()
+    assert not a.online("p1") and events == [("p1", True), ("p1", False)]
+    assert not await a.redis.exists(f"{a.prefix}alive:b")

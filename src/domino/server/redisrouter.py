@@ -170,7 +170,7 @@ class RedisRouter:
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._needs_sync = False  # ops were dropped: rewrite our presence first
-        self._beat_paused = False  # tests: a node that stops refreshing its liveness
+        self._beat_paused = False  # stopping, or tests: a node that stops its heartbeat
         self._beat_script = redis.register_script(BEAT)
         self._load_script = redis.register_script(LOAD)
 
@@ -182,6 +182,7 @@ class RedisRouter:
         """Start the subscriber, the publisher and the heartbeat; this node registers
         as alive and (re)writes its presence. Returns at once, Redis there or not."""
         self._stopping = False
+        self._beat_paused = False
         self._wake = asyncio.Event()
         self._drained = asyncio.Event()
         self._drained.set()
@@ -198,6 +199,7 @@ class RedisRouter:
         """End the three tasks; with ``clean`` try (briefly) to publish what is queued
         and to leave the cluster's presence (a dying node does not)."""
         if clean and self._tasks:
+            self._beat_paused = True  # the heartbeat must not write our key back
             self._enqueue(("cmd", "DEL", self._key("profiles", self.node)))
             self._enqueue(("cmd", "DEL", self._key("alive", self.node)))
             self._publish(self._presence_ch, "!")
