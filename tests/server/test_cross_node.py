@@ -17,8 +17,15 @@ from typing import Any
 
 import anyio
 
-from .harness import Client, lobby_with_bots, start
-from .test_failover import crash, node, prefix, sweep  # noqa: F401 (the fixture)
+from .harness import Client
+from .test_failover import (  # noqa: F401 (prefix: the fixture)
+    crash,
+    match_on,
+    node,
+    prefix,
+    sweep,
+    until_turn,
+)
 
 BOUND = 15.0  # seconds a frame may take across nodes before the path counts as dead
 
@@ -47,11 +54,8 @@ def test_a_player_and_a_spectator_on_another_node(tmp_path: Path, prefix: str) -
     a = node(tmp_path, prefix, "a")
     b = node(tmp_path, prefix, "b")
     try:
-        anna = a.person("Anna")
-        lobby_with_bots(anna, 2, ["anfaenger"])
-        st = start(anna)
+        anna, st = match_on(a)
         mid = st["match_id"]
-        a.settle()
         runner = a.service.runners[mid]
         hand = runner.table.snapshot(0, a.clock.now())["view"]["hand"]
 
@@ -68,13 +72,7 @@ def test_a_player_and_a_spectator_on_another_node(tmp_path: Path, prefix: str) -
         seen = carl.request({"type": "watch", "match": mid}, "state")
         assert seen["you"] is None and seen["view"].get("hand") is None
 
-        # Play until it is Anna's turn (the bot may open), then move from node b.
-        for _ in range(50):
-            assert runner.table.match is not None
-            if runner.table.match.round.turn == 0:
-                break
-            a.step()
-        assert runner.table.match.round.turn == 0
+        until_turn(a, mid, 0)  # then Anna moves from node b
         v = runner.table.version
         legal = runner.table.snapshot(0, a.clock.now())["view"]["legal"]
         far.send({"type": "move", "match": mid, "move": legal[0], "v": v, "ref": "far"})
@@ -111,16 +109,10 @@ def test_after_failover_a_socket_on_a_third_node_plays_on(
     b = node(tmp_path, prefix, "b")
     c = node(tmp_path, prefix, "c")
     try:
-        anna = a.person("Anna")
-        lobby_with_bots(anna, 2, ["anfaenger"])
-        mid = start(anna)["match_id"]
-        a.settle()
+        anna, st = match_on(a)
+        mid = st["match_id"]
         runner_a = a.service.runners[mid]
-        for _ in range(50):
-            assert runner_a.table.match is not None
-            if runner_a.table.match.round.turn == 0:
-                break
-            a.step()
+        until_turn(a, mid, 0)
         v = runner_a.table.version
         crash(a, mid)
         assert sweep(b) == [mid]

@@ -19,7 +19,7 @@ import pytest
 
 from domino.server.db import Database
 
-from .harness import Harness, answered, lobby_with_bots, start
+from .harness import Client, Harness, answered, lobby_with_bots, start
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
 REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
@@ -81,6 +81,34 @@ def crash(h: Harness, mid: str) -> None:
     redis_call(h, "delete", leases.key(mid))
 
 
+def match_on(h: Harness) -> tuple[Client, dict[str, Any]]:
+    """Anna against a bot on node ``h``: her socket and her first state."""
+    anna = h.person("Anna")
+    lobby_with_bots(anna, 2, ["anfaenger"])
+    st = start(anna)
+    h.settle()
+    return anna, st
+
+
+def until_turn(h: Harness, mid: str, seat: int) -> None:
+    """Step ``h``'s clock until it is ``seat``'s turn (the bot may open)."""
+    table = h.service.runners[mid].table
+    for _ in range(50):
+        assert table.match is not None
+        if table.match.round.turn == seat:
+            return
+        h.step()
+    raise AssertionError(f"seat {seat} never got the turn")
+
+
+def play_to_end(h: Harness, mid: str) -> None:
+    """Run a match whose humans left to its end on ``h``'s fake clock."""
+    for _ in range(5000):
+        if mid not in h.service.runners or not h.step():
+            break
+    assert mid not in h.service.runners
+
+
 def sweep(h: Harness) -> list[str]:
     return list(h.tc.portal.call(h.service.match_desk.sweep))
 
@@ -95,11 +123,8 @@ def test_a_dead_nodes_match_goes_on_on_another_node_at_the_same_version(
     a = node(tmp_path, prefix, "a")
     b = node(tmp_path, prefix, "b")
     try:
-        anna = a.person("Anna")
-        lobby_with_bots(anna, 2, ["anfaenger"])
-        st = start(anna)
+        anna, st = match_on(a)
         mid = st["match_id"]
-        a.settle()
         leases = a.service.match_desk.leases
         assert leases is not None
         assert redis_call(a, "get", leases.key(mid)) == "a"
@@ -107,13 +132,7 @@ def test_a_dead_nodes_match_goes_on_on_another_node_at_the_same_version(
         assert sweep(b) == [] and mid not in b.service.runners
 
         runner_a = a.service.runners[mid]
-        # Play until it is Anna's turn (the bot may open), so the match waits for her.
-        for _ in range(50):
-            assert runner_a.table.match is not None
-            if runner_a.table.match.round.turn == 0:
-                break
-            a.step()
-        assert runner_a.table.match.round.turn == 0
+        until_turn(a, mid, 0)  # the match waits for Anna
         v = runner_a.table.version
         hand = runner_a.table.snapshot(0, a.clock.now())["view"]["hand"]
         entries = len(stored_log(a, mid))
@@ -160,10 +179,7 @@ def test_a_dead_nodes_match_goes_on_on_another_node_at_the_same_version(
         assert again.recv_until(answered(vb))["type"] == "state"
         assert len(stored_log(b, mid)) == len(before) + 1
         again.request({"type": "leave_match", "match": mid}, "state")
-        for _ in range(5000):
-            if mid not in b.service.runners or not b.step():
-                break
-        assert mid not in b.service.runners
+        play_to_end(b, mid)
         code = st["lobby"]
         doc = b.tc.portal.call(b.service.db.lobby_doc, code)
         assert doc is not None and doc["status"] == "open" and doc["match"] is None
@@ -176,10 +192,8 @@ def test_a_node_that_stops_hands_its_matches_over_at_once(tmp_path: Path, prefix
     a = node(tmp_path, prefix, "a")
     b = node(tmp_path, prefix, "b")
     try:
-        anna = a.person("Anna")
-        lobby_with_bots(anna, 2, ["anfaenger"])
-        mid = start(anna)["match_id"]
-        a.settle()
+        _anna, st = match_on(a)
+        mid = st["match_id"]
         leases = a.service.match_desk.leases
         assert leases is not None
         key = leases.key(mid)
@@ -194,19 +208,13 @@ def test_a_node_that_stops_hands_its_matches_over_at_once(tmp_path: Path, prefix
 def test_a_finished_match_gives_its_lease_up(tmp_path: Path, prefix: str) -> None:
     a = node(tmp_path, prefix, "a")
     try:
-        anna = a.person("Anna")
-        lobby_with_bots(anna, 2, ["anfaenger"])
-        mid = start(anna)["match_id"]
-        a.settle()
+        anna, st = match_on(a)
+        mid = st["match_id"]
         leases = a.service.match_desk.leases
         assert leases is not None
         assert redis_call(a, "get", leases.key(mid)) == "a"
         anna.request({"type": "leave_match", "match": mid}, "state")
-        # The bot plays on for her; run the match to its end on the fake clock.
-        for _ in range(5000):
-            if mid not in a.service.runners or not a.step():
-                break
-        assert mid not in a.service.runners
+        play_to_end(a, mid)  # the bot plays on for her
         assert redis_call(a, "get", leases.key(mid)) is None
     finally:
         a.close()
