@@ -11,34 +11,17 @@ instead of hanging it); nothing is timed.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import anyio
-
-from .harness import Client
 from .test_failover import (  # noqa: F401 (prefix: the fixture)
     crash,
     match_on,
     node,
     prefix,
+    recv_within,
     sweep,
     until_turn,
 )
-
-BOUND = 15.0  # seconds a frame may take across nodes before the path counts as dead
-
-
-def recv_within(c: Client, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-    async def one() -> Any:
-        with anyio.fail_after(BOUND):
-            return await c.ws._send_rx.receive()
-
-    while True:
-        m = c._take(c.ws.portal.call(one))
-        if pred(m):
-            return m
 
 
 def hands_seen(frames: list[str]) -> list[tuple[int | None, list[str] | None]]:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from domino.server.db import Database
@@ -79,6 +80,23 @@ def crash(h: Harness, mid: str) -> None:
     leases = h.service.match_desk.leases
     assert leases is not None
     redis_call(h, "delete", leases.key(mid))
+
+
+BOUND = 15.0  # seconds a frame may take across nodes before the path counts as dead
+
+
+def recv_within(c: Client, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """The next frame matching ``pred``, waiting at most :data:`BOUND` for each (a bound
+    on a dead path across nodes, not a timing assertion)."""
+
+    async def one() -> Any:
+        with anyio.fail_after(BOUND):
+            return await c.ws._send_rx.receive()
+
+    while True:
+        m = c._take(c.ws.portal.call(one))
+        if pred(m):
+            return m
 
 
 def match_on(h: Harness) -> tuple[Client, dict[str, Any]]:
@@ -172,6 +190,11 @@ def test_a_dead_nodes_match_goes_on_on_another_node_at_the_same_version(
         )
         assert err["v"] == runner_b.table.version
         assert stored_log(b, mid) == before  # nothing from node a after the takeover
+        # A new window of Anna's on node a gets the match as node b has it, not node a's
+        # stopped copy (which ran its clocks ahead in memory).
+        late = a.connect(anna.token, "Anna")
+        fresh = recv_within(late, lambda m: m["type"] == "state")
+        assert fresh["v"] == runner_b.table.version != runner_a.table.version
 
         # The match goes on on node b, to its end; the lobby (made on node a) opens again.
         vb = runner_b.table.version

@@ -147,9 +147,9 @@ class MatchDesk:
     async def stop(self) -> None:
         """Stop every match task (the matches resume from the database); in a cluster,
         then give their leases up, so other nodes take them over at once."""
-        for task in self._tasks:
+        for task in [*self._tasks, *self._remote_tasks]:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._remote_tasks, return_exceptions=True)
         self._tasks = []
         for runner in list(self.runners.values()):
             await runner.stop()
@@ -347,6 +347,11 @@ class MatchDesk:
         runner.broken = True
         if runner.task is not None:
             runner.task.cancel()
+        # Its players are seated wherever the match goes on now (seat_anywhere asks Redis),
+        # not at this stopped copy.
+        for pid in runner.players:
+            if pid is not None and self.seated.get(pid) == mid:
+                del self.seated[pid]
         log.warning(
             "match %s: lease lost; stopped", mid, extra={"event": "lease_lost", "match": mid}
         )
@@ -494,7 +499,8 @@ class MatchDesk:
 
     async def watching(self, conn: Conn, msg: p.Watch | p.Unwatch | p.Sync) -> None:
         """``watch``, ``unwatch`` and ``sync`` of a match."""
-        if self.reaches_nodes and msg.match not in self.runners:
+        here = self.runners.get(msg.match)
+        if self.reaches_nodes and (here is None or here.moved):
             if isinstance(msg, p.Unwatch):
                 if msg.match not in conn.watching:
                     raise LobbyError("not_watching")
@@ -553,9 +559,10 @@ class MatchDesk:
     async def seat_connected(self, conn: Conn) -> None:
         """A profile's socket opened: its seat (if any) is there, with a snapshot first."""
         mid = self.seated.get(conn.profile)
-        if mid is None and self.reaches_nodes:
-            # Seated in a match another node owns: that node marks the seat connected
-            # (presence) and sends this socket its snapshot.
+        here = self.runners.get(mid) if mid else None
+        if (here is None or here.moved) and self.reaches_nodes:
+            # Seated in a match another node owns (or took over from this one): that node
+            # marks the seat connected (presence) and sends this socket its snapshot.
             where = await self.seat_anywhere(conn.profile)
             owner = await self._owner(where.match) if where is not None else None
             if where is not None and owner is not None:
