@@ -261,11 +261,17 @@ async def test_node_messages_arrive_in_order_and_replies_reach_one_socket(
     one, other = FakeConn("p1"), FakeConn("p1")
     b.add_socket(one)
     b.add_socket(other)
-    a.reply("b", one.id, {"type": "error", "code": "not_your_turn"})
+    a.reply("b", one.id, "p1", {"type": "error", "code": "not_your_turn"})
     await settle(a, b)
     assert one.got == ['{"type":"error","code":"not_your_turn"}'] and other.got == []
-    b.reply("b", other.id, {"x": 1})  # on its own node: at once
+    b.reply("b", other.id, "p1", {"x": 1})  # on its own node: at once
     assert other.got == ['{"x":1}']
+    # A reply meant for another profile's socket of that id (a node that restarted and
+    # counts its sockets from 1 again) reaches nobody: it may carry a seat's hand.
+    a.reply("b", one.id, "p2", {"hand": ["6|6"]})
+    b.reply("b", other.id, "p2", {"hand": ["6|6"]})
+    await settle(a, b)
+    assert len(one.got) == 1 and other.got == ['{"x":1}']
 
 
 async def test_redis_unreachable_never_blocks_and_the_queue_is_bounded(prefix: str) -> None:

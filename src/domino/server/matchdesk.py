@@ -695,7 +695,7 @@ class RemoteConn:
     def send(self, msg: Any) -> None:
         """Answer the socket (an error, a snapshot)."""
         body = msg.model_dump() if hasattr(msg, "model_dump") else msg
-        self.router.reply(self.node, self.id, body)
+        self.router.reply(self.node, self.id, self.profile, body)
 
 
 def record_of(table: Table) -> dict[str, Any]:

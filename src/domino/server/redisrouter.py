@@ -262,16 +262,21 @@ class RedisRouter:
         per sender; this node's own messages too)."""
         self._publish(self._ch("node", node), "m" + encode(payload))
 
-    def reply(self, node: str, conn_id: int, msg: dict[str, Any]) -> None:
-        """Send ``msg`` to the one socket ``conn_id`` of ``node`` (an error for the
-        socket whose command was forwarded). On this node it is delivered at once."""
+    def reply(self, node: str, conn_id: int, profile: str, msg: dict[str, Any]) -> None:
+        """Send ``msg`` to the one socket ``conn_id`` of ``node`` (an error or a seat's
+        snapshot for the socket whose request was forwarded), and only while that socket
+        is ``profile``'s: socket ids start again at 1 when a node restarts, so a late
+        reply must never reach another player. On this node it is delivered at once."""
         text = encode(msg)
         if node == self.node:
-            conn = self._by_id.get(conn_id)
-            if conn is not None:
-                conn.send_text(text)
+            self._deliver(conn_id, profile, text)
             return
-        self._publish(self._ch("node", node), f"r{conn_id} {text}")
+        self._publish(self._ch("node", node), f"r{conn_id} {profile} {text}")
+
+    def _deliver(self, conn_id: int, profile: str, text: str) -> None:
+        conn = self._by_id.get(conn_id)
+        if conn is not None and conn.profile == profile:
+            conn.send_text(text)
 
     def on_node_message(self, callback: NodeCallback) -> None:
         """``callback(sender, payload)`` for each :meth:`send_to_node` to this node."""
@@ -723,10 +728,9 @@ class RedisRouter:
                 except Exception:
                     log.exception("node message callback failed")
         elif tag == "r":
-            ident, _, text = body[1:].partition(" ")
-            conn = self._by_id.get(int(ident))
-            if conn is not None:
-                conn.send_text(text)
+            ident, _, rest = body[1:].partition(" ")
+            profile, _, text = rest.partition(" ")
+            self._deliver(int(ident), profile, text)
         elif tag == "#" and sender == self.node:
             fut = self._markers.get(body[1:])
             if fut is not None and not fut.done():
