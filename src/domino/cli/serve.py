@@ -29,6 +29,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="Redis URL (redis://127.0.0.1:6379/0): run as one node of a cluster (docs/deploy.md)",
     )
     p.add_argument(
+        "--redis-prefix",
+        default="domino:",
+        metavar="PREFIX",
+        help="prefix of this cluster's Redis keys and channels (default domino:; clusters "
+        "sharing one Redis, such as test runs, need one each)",
+    )
+    p.add_argument(
         "--origins",
         default=None,
         help="comma-separated WebSocket Origin allowlist (default: the server's own address)",
@@ -128,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
         data_dir=Path(args.data),
         db_url=args.db,
         redis_url=args.redis,
+        redis_prefix=args.redis_prefix,
         table_prefix=args.table_prefix,
         origins=origins,
         public_url=args.public_url,
