@@ -43,6 +43,22 @@ from .settings import Settings
 
 log = logging.getLogger("domino.server")
 
+#: Forget players' seats in the cluster's seat map (``{prefix}seats``: profile -> "match
+#: seat"), each only if it still names the match ``ARGV[1]``: another node may have
+#: published a player's seat in a new match since, and that one stays. One script, so
+#: nothing can come between the look and the delete. Returns how many seats went.
+UNSEAT = """
+local gone = 0
+local mine = ARGV[1] .. ' '
+for i = 2, #ARGV do
+  local seat = redis.call('HGET', KEYS[1], ARGV[i])
+  if seat and string.sub(seat, 1, #mine) == mine then
+    gone = gone + redis.call('HDEL', KEYS[1], ARGV[i])
+  end
+end
+return gone
+"""
+
 #: What the desk calls when a match of a lobby is over: (runner, players who left it).
 LobbyFree = Callable[[MatchRunner, set[str | None]], Awaitable[None]]
 
@@ -71,6 +87,7 @@ class MatchDesk:
         self.runners: dict[str, MatchRunner] = {}
         #: the cluster's leases (None: one process owns every match of its database)
         self.leases = leases
+        self._unseat = leases.redis.register_script(UNSEAT) if leases is not None else None
         self._takeover = takeover or (lambda: None)
         self._tasks: list[asyncio.Task[None]] = []
         self._remote_tasks: set[asyncio.Task[None]] = set()
@@ -274,14 +291,12 @@ class MatchDesk:
                 await self.leases.redis.hset(self._seats_key(), mapping=mapping)
 
     async def _unpublish_seats(self, runner: MatchRunner, pids: list[str]) -> None:
-        if not self.reaches_nodes or self.leases is None:
+        """Forget where ``pids`` sit in ``runner``'s match, in one step (:data:`UNSEAT`): a
+        seat a node has published for them in another match since stays."""
+        if not self.reaches_nodes or self._unseat is None or not pids:
             return
-        redis = self.leases.redis
-        with contextlib.suppress(Exception):
-            for pid in pids:
-                value = await redis.hget(self._seats_key(), pid)
-                if value is not None and str(value).split(" ")[0] == runner.id:
-                    await redis.hdel(self._seats_key(), pid)
+        with contextlib.suppress(Exception):  # Redis away: as for _publish_seats
+            await self._unseat(keys=[self._seats_key()], args=[runner.id, *pids])
 
     async def seat_anywhere(self, profile: str) -> p.SeatRef | None:
         """Where ``profile`` plays now, on this node or (a cluster) on any other."""
