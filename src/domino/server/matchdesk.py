@@ -335,6 +335,7 @@ class MatchDesk:
         if runner is None:
             await self.leases.release(mid)
             return False
+        await self._announce(runner)
         log.info(
             "match %s taken over",
             mid,
@@ -347,6 +348,19 @@ class MatchDesk:
         )
         self._takeover()
         return True
+
+    async def _announce(self, runner: MatchRunner) -> None:
+        """After a takeover: each seat's presence as it is now, and every audience the
+        match as this node serves it. A socket that reconnected while the match had no
+        owner (between the old node's end and this takeover) was welcomed to its seat but
+        could get no snapshot then; it gets it now, on whichever node it is."""
+        if runner.table.finished:
+            return
+        for seat, pid in enumerate(runner.players):
+            if pid is not None and seat not in runner.left:
+                await runner.sync_connected(seat)
+                runner.send_snapshot(seat)
+        runner.send_spectators_snapshot()
 
     async def sweep(self) -> list[str]:
         """Take over every running match whose lease nobody holds; the ones taken."""

@@ -227,6 +227,10 @@ class MatchRunner:
         """Send a seat's full view to its player's sockets (on every node)."""
         self._route(seat, self._snapshot(seat))
 
+    def send_spectators_snapshot(self) -> None:
+        """Send the spectators' view to every socket watching (on every node)."""
+        self._route(None, self._snapshot(None))
+
     def _snapshot(self, seat: int | None) -> dict[str, Any]:
         snap = self.table.snapshot(seat, self.env.clock.now())
         return self._decorate(snap)
