@@ -260,6 +260,42 @@ def test_a_socket_that_came_back_while_the_match_had_no_owner_gets_it_from_the_n
         a.close()
 
 
+def test_a_draining_node_hands_its_matches_over_and_its_sockets_play_on(
+    tmp_path: Path, prefix: str
+) -> None:
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        until_turn(a, mid, 0)
+        runner_a = a.service.runners[mid]
+        v = runner_a.table.version
+        # SIGTERM: node a drains; it gives the match up and waits for another node.
+        done = a.tc.portal.start_task_soon(a.service.drain)
+        for _ in range(200):
+            if runner_a.moved:
+                break
+            a.tc.portal.call(anyio.sleep, 0.01)
+        assert runner_a.moved and sweep(a) == []  # a draining node takes nothing
+        assert sweep(b) == [mid]
+        assert done.result(timeout=BOUND) is None
+        assert a.tc.get("/api/health").status_code == 503
+        # Anna's socket on node a gets the match from node b and plays on through node a.
+        fresh = recv_within(anna, lambda m: m["type"] == "state" and m["v"] >= v)
+        assert fresh["you"] == 0
+        runner_b = b.service.runners[mid]
+        vb = runner_b.table.version
+        legal = runner_b.table.snapshot(0, b.clock.now())["view"]["legal"]
+        anna.send({"type": "move", "match": mid, "move": legal[0], "v": vb, "ref": "d1"})
+        recv_within(anna, lambda m: m["type"] == "state" and m["v"] > vb)
+        assert runner_b.table.version > vb and runner_a.table.version == v
+        assert len(stored_log(b, mid)) > 0
+    finally:
+        b.close()
+        a.close()
+
+
 def test_a_node_that_stops_hands_its_matches_over_at_once(tmp_path: Path, prefix: str) -> None:
     a = node(tmp_path, prefix, "a")
     b = node(tmp_path, prefix, "b")
