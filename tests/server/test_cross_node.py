@@ -116,3 +116,38 @@ def test_after_failover_a_socket_on_a_third_node_plays_on(
         a.close()
         b.close()
         c.close()
+
+
+def test_after_failover_the_new_owner_tells_sockets_that_stayed_on_other_nodes(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Anna plays from node c and Carl watches from node c; the match runs on node a,
+    # which dies. Neither socket closes, and what they sent node a last is lost with it:
+    # node b, taking the match over, sends every audience the table as it is (Anna's
+    # seat online, as she is), or they would wait for a change that may never come.
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    c = node(tmp_path, prefix, "c")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        until_turn(a, mid, 0)  # the match waits for Anna: nothing changes by itself
+        v = a.service.runners[mid].table.version
+        stays = c.connect(anna.token, "Anna")
+        recv_within(stays, lambda m: m["type"] == "state")
+        carl = c.person("Carl")
+        carl.request({"type": "watch", "match": mid}, "state")
+        anna.close()  # (her socket on the dead node goes with it)
+        crash(a, mid)
+        assert sweep(b) == [mid]
+        told = recv_within(stays, lambda m: m["type"] == "state")
+        assert told["v"] == v and told["you"] == 0 and told["view"]["legal"]
+        assert told["seats"][0]["connected"] is True
+        watched = recv_within(carl, lambda m: m["type"] == "state")
+        assert watched["v"] == v and watched["you"] is None
+        assert watched["view"].get("hand") is None
+    finally:
+        a.close()
+        b.close()
+        c.close()

@@ -310,6 +310,9 @@ class MatchDesk:
         if runner is None:
             await self.leases.release(mid)
             return False
+        if not runner.gone:
+            with contextlib.suppress(PersistError):  # not stored: the runner recovers
+                await runner.announce()
         log.info(
             "match %s taken over",
             mid,

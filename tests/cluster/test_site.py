@@ -1,0 +1,347 @@
+"""Whole matches on the real site: three ``domino serve`` nodes behind HAProxy.
+
+Players of one table and their spectators sit on different nodes (a node's own
+port, or the site's address through HAProxy); every frame every socket received
+is checked against the stored log (``domino.loadtest.site.audit``: a seat's
+socket sees its own hand only, a spectator none; versions never go back, also
+across reconnects), and every move a client saw acknowledged is in the stored
+log (``check_moves``). Then the same under trouble: the owner of matches killed
+with SIGKILL five times under load, an owner paused past its lease and resumed,
+every node restarted in turn (SIGTERM), and Redis itself restarted.
+
+Lobbies are still per node (issue 11): each lobby is formed on one node's
+socket; once its match runs, its people connect wherever they like.
+The nodes play fast (bots 0.05-0.15 s, 0.3 s between rounds) and have names
+of their own (``<prefix>-nodeK``), so that Redis channels never mix with
+another cluster's on the same Redis. Every wait polls under a bound; nothing
+is timed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+
+from domino.i18n import t
+from domino.loadtest.cluster import Cluster
+from domino.loadtest.site import (
+    Party,
+    SiteClient,
+    Stored,
+    audit,
+    check_moves,
+    form,
+    load_matches,
+    node_events,
+    until_any,
+)
+
+from .conftest import PG_URL, new_cluster
+
+#: The nodes' table pace: fast bots, short pauses between rounds.
+FAST = ["--bot-delay", "0.05,0.15", "--round-pause", "0.3"]
+#: Seconds a node drains on SIGTERM before it closes its sockets (HAProxy takes it out
+#: within 0.2 s: check_inter 100 ms, fall 2).
+DRAIN = 1.5
+#: The bound of waits for a whole phase (a match to its end, a takeover): generous.
+LONG = 120.0
+REDIS_PREFIX = "domino:"  # Settings.redis_prefix, the nodes' default
+
+
+def named(c: Cluster) -> Cluster:
+    """Give the nodes names of their own (the last ``--node`` wins)."""
+    c.node_extra = lambda k: ["--node", node_name(c, k)]
+    return c
+
+
+def node_name(c: Cluster, k: int) -> str:
+    return f"{c.prefix}node{k}"
+
+
+async def forget_nodes(redis_url: str, c: Cluster) -> None:
+    """Remove the nodes' presence keys (a killed node leaves them until they expire)."""
+    r = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        for k in range(1, c.n + 1):
+            name = node_name(c, k)
+            await r.delete(f"{REDIS_PREFIX}alive:{name}", f"{REDIS_PREFIX}profiles:{name}")
+            await r.srem(f"{REDIS_PREFIX}nodes", name)
+    finally:
+        await r.aclose()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    c = named(new_cluster(tmp_path_factory, extra=FAST, drain_grace=DRAIN))
+    with c:
+        yield c
+    assert c.redis_url is not None
+    asyncio.run(forget_nodes(c.redis_url, c))
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+class People:
+    """Everyone a test signs up (closed at the end of the test)."""
+
+    def __init__(self, c: Cluster, seed: int) -> None:
+        self.c = c
+        self.rng = random.Random(seed)
+        self.all: list[SiteClient] = []
+        self.parties: list[Party] = []
+        self.audience: dict[str, int | None] = {}
+
+    async def new(self, name: str, *, delay: float = 0.02) -> SiteClient:
+        client = SiteClient(name, self.c.url, delay=delay, rng=random.Random(self.rng.random()))
+        async with httpx.AsyncClient(timeout=30) as http:
+            await client.signup(http)
+        self.all.append(client)
+        return client
+
+    async def table(
+        self,
+        k: int,
+        *,
+        humans: int,
+        seats: int,
+        watchers: int = 0,
+        rules: dict[str, Any] | None = None,
+        delay: float = 0.02,
+    ) -> Party:
+        """A table formed on node ``k`` (everyone connected there first)."""
+        n = len(self.parties)
+        people = [await self.new(f"T{n}-{i}", delay=delay) for i in range(humans)]
+        lookers = [await self.new(f"T{n}-W{i}", delay=delay) for i in range(watchers)]
+        party = Party(people[0], people[1:], lookers)
+        for p in party.everyone:
+            await p.open(self.c.node_url(k))
+        await form(party, self.c.node_url(k), seats=seats, bots=seats - humans, rules=rules)
+        for p in party.everyone:
+            self.audience[p.pid] = p.seat
+        self.parties.append(party)
+        return party
+
+    def acked(self) -> int:
+        return sum(p.acked() for p in self.all)
+
+    async def close(self) -> None:
+        await asyncio.gather(*(p.close() for p in self.all), return_exceptions=True)
+
+
+async def holders(redis_url: str, mids: list[str]) -> list[str | None]:
+    r = aioredis.from_url(redis_url, decode_responses=True)
+    try:
+        values = await r.mget([f"{REDIS_PREFIX}lease:{m}" for m in mids])
+        return [None if v is None else str(v) for v in values]
+    finally:
+        await r.aclose()
+
+
+async def finish(people: People, bound: float = LONG) -> None:
+    """Let everyone play at full speed until every match is over."""
+    for p in people.all:
+        p.delay = 0.0
+    seated = [p for party in people.parties for p in party.seated]
+    await until_any(
+        people.all,
+        lambda: all(p.over for p in seated),
+        "every match over",
+        bound,
+    )
+    # Spectators see the end too.
+    await until_any(people.all, lambda: all(p.over for p in people.all), "everyone saw the end")
+
+
+async def verify(c: Cluster, people: People) -> dict[str, Stored]:
+    """The checks every test ends with: the audit of every frame, every acknowledged
+    move stored, every match finished normally, nothing stuck."""
+    assert PG_URL is not None
+    mids = [party.match for party in people.parties]
+    stored = await load_matches(PG_URL, c.prefix, mids)
+    checked, problems = audit(people.all, stored, people.audience)
+    assert not problems, problems[:20]
+    assert checked > 0
+    print(f"SITE frames checked {checked}")
+    moves = check_moves(people.all, stored)
+    assert not moves.lost, moves.lost[:10]
+    assert not moves.unexplained, moves.unexplained[:10]
+    assert not moves.broken_logs, moves.broken_logs
+    assert moves.acknowledged > 0
+    print(f"SITE moves {moves}")
+    for mid, s in stored.items():
+        assert s.status == "finished", (mid, s.status)
+        assert s.result is not None and s.result["reason"] in ("target", "rounds"), s.result
+    for p in people.all:
+        assert not p.reconnect_failed, p.name
+        # The last state each one saw is the stored end.
+        assert p.states()[-1]["v"] == len(stored[str(p.match)].log), p.name
+        for e in p.errors:
+            assert e["message"] == t(e["code"]), e  # German, from the catalogue
+    return stored
+
+
+def claims(c: Cluster) -> Counter[str]:
+    """How many times each match was taken over (every node's log, every run)."""
+    out: Counter[str] = Counter()
+    for node in c.nodes:
+        for rec in node_events(node.log, "match_taken_over"):
+            out[str(rec["match"])] += 1
+    return out
+
+
+# -- 1. players and spectators of one table on every node -----------------------------------
+
+
+def test_whole_matches_with_players_and_spectators_on_every_node(site: Cluster) -> None:
+    asyncio.run(_spread(site))
+
+
+async def _spread(c: Cluster) -> None:
+    people = People(c, 1)
+    try:
+        rules = {"target": 30}
+        big = await people.table(1, humans=3, seats=4, watchers=2, rules=rules)
+        small = await people.table(2, humans=2, seats=2, watchers=1, rules=rules)
+        taken_before = claims(c)
+        # Now everyone goes elsewhere: each node's own port, and the site through HAProxy.
+        places = [c.node_url(1), c.node_url(2), c.node_url(3), c.url]
+        everyone = big.everyone + small.everyone
+        for i, p in enumerate(everyone):
+            await p.move_to(places[(i + 1) % len(places)])
+        # A second window of one player, on another node: the same frames.
+        # Half-way through, everyone moves once more.
+        await until_any(
+            people.all,
+            lambda: all(p.v >= 15 or p.over for p in everyone),
+            "fifteen versions played at every table",
+            LONG,
+        )
+        for i, p in enumerate(everyone):
+            if not p.over:
+                await p.move_to(places[(i + 2) % len(places)])
+        await finish(people)
+        stored = await verify(c, people)
+        # Every socket was used: each client had three (the lobby's node, then two more).
+        assert all(len(p.sockets) >= 2 for p in everyone)
+        # Nobody took these matches over: they ran on their lobby's node from start to end.
+        assert claims(c) == taken_before
+        assert {s.owner for s in stored.values()} == {node_name(c, 1), node_name(c, 2)}
+    finally:
+        await people.close()
+
+
+# -- 2. kill -9 of the owner, five times, under load ----------------------------------------
+
+#: Tables of the kill test, and the moves each human may make between two kills.
+KILL_TABLES = 10
+STEP = 6
+
+
+async def live_owners(c: Cluster, people: People) -> dict[str, list[Party]]:
+    """The node names holding the leases of the matches still running."""
+    assert c.redis_url is not None
+    live = [party for party in people.parties if not party.host.over]
+    out: dict[str, list[Party]] = {}
+    for party, holder in zip(
+        live, await holders(c.redis_url, [p.match for p in live]), strict=True
+    ):
+        if holder is not None:
+            out.setdefault(holder, []).append(party)
+    return out
+
+
+async def served_again(
+    c: Cluster, people: People, victims: list[Party], dead: str, marks: dict[str, int]
+) -> None:
+    """Every match of the dead owner is held by another node and has sent each of its
+    players a state (not older than what they had) on a socket after the kill."""
+    assert c.redis_url is not None
+
+    def fresh(p: SiteClient) -> bool:
+        return any(
+            f.msg.get("type") == "state" and f.msg["v"] >= marks[p.pid]
+            for f in p.frames[marks["#" + p.pid] :]
+        )
+
+    await until_any(
+        people.all,
+        lambda: all(p.over or fresh(p) for party in victims for p in party.seated),
+        f"the matches of {dead} served again",
+        30.0,
+        lambda: "; ".join(
+            p.describe() for party in victims for p in party.seated if not p.over and not fresh(p)
+        ),
+    )
+    owners = await holders(c.redis_url, [party.match for party in victims])
+    assert dead not in owners, owners
+
+
+def test_the_owner_killed_five_times_under_load(site: Cluster) -> None:
+    asyncio.run(_kills(site))
+
+
+async def _kills(c: Cluster) -> None:
+    people = People(c, 2)
+    names = {node_name(c, k): k for k in range(1, c.n + 1)}
+    try:
+        rules = {"target": 150, "turn_seconds": 30}
+        for i in range(KILL_TABLES):
+            seats = (2, 3, 4)[i % 3]
+            party = await people.table(
+                1 + i % c.n,
+                humans=1,
+                seats=seats,
+                watchers=1 if i % 3 == 0 else 0,
+                rules=rules,
+                delay=0.05,
+            )
+            party.host.allow(0)  # moves only as the test lets it (below)
+            # Half the players go through HAProxy; the watchers to another node.
+            if i % 2:
+                await party.host.move_to(c.url)
+            for w in party.watchers:
+                await w.move_to(c.node_url(1 + (i + 1) % c.n))
+        took: list[float] = []
+        for _ in range(5):
+            before = people.acked()
+            for party in people.parties:
+                party.host.allow(STEP)
+            # Kill while the tables play: once a third of this step's moves are answered.
+            await until_any(
+                people.all,
+                lambda b=before: people.acked() >= b + KILL_TABLES * STEP // 3,
+                "play before the kill",
+                LONG,
+            )
+            owners = await live_owners(c, people)
+            dead, victims = max(owners.items(), key=lambda kv: len(kv[1]))
+            marks: dict[str, int] = {}
+            for p in people.all:
+                marks[p.pid], marks["#" + p.pid] = p.v, len(p.frames)
+            began = time.monotonic()
+            c.kill(names[dead])
+            await served_again(c, people, victims, dead, marks)
+            took.append(time.monotonic() - began)
+            await asyncio.to_thread(c.restart, names[dead])
+        print(f"SITE kills: served again after {[round(x, 1) for x in took]} s")
+        for p in people.all:
+            p.allow(None)
+        await finish(people, 180.0)
+        stored = await verify(c, people)
+        # Every match was claimed once at its start, then once per takeover: the stored
+        # fence counts the claims, and every claim after the first is in a node's log.
+        taken = claims(c)
+        for mid, s in stored.items():
+            assert s.fence == 1 + taken[mid], (mid, s.fence, taken[mid])
+        assert sum(taken.values()) >= 5
+    finally:
+        await people.close()
