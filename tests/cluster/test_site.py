@@ -35,6 +35,7 @@ from domino.loadtest.cluster import Cluster
 from domino.loadtest.site import (
     Party,
     SiteClient,
+    SiteError,
     Stored,
     audit,
     check_moves,
@@ -53,6 +54,8 @@ FAST = ["--bot-delay", "0.05,0.15", "--round-pause", "0.3"]
 DRAIN = 1.5
 #: The bound of waits for a whole phase (a match to its end, a takeover): generous.
 LONG = 120.0
+#: Seconds a client waits before a move while the matches play to their end (on average).
+FINISH_DELAY = 0.08
 REDIS_PREFIX = "domino:"  # Settings.redis_prefix, the nodes' default
 
 
@@ -147,18 +150,25 @@ async def holders(redis_url: str, mids: list[str]) -> list[str | None]:
 
 
 async def finish(people: People, bound: float = LONG) -> None:
-    """Let everyone play at full speed until every match is over."""
+    """Let everyone play fast until every match is over (not faster than a socket's
+    message budget allows: two humans of one table answer each other at once)."""
     for p in people.all:
-        p.delay = 0.0
+        p.delay = FINISH_DELAY
     seated = [p for party in people.parties for p in party.seated]
     await until_any(
         people.all,
         lambda: all(p.over for p in seated),
         "every match over",
         bound,
+        lambda: "; ".join(p.describe() for p in seated if not p.over),
     )
     # Spectators see the end too.
-    await until_any(people.all, lambda: all(p.over for p in people.all), "everyone saw the end")
+    await until_any(
+        people.all,
+        lambda: all(p.over for p in people.all),
+        "everyone saw the end",
+        detail=lambda: "; ".join(p.describe() for p in people.all if not p.over),
+    )
 
 
 async def verify(c: Cluster, people: People) -> dict[str, Stored]:
@@ -343,5 +353,162 @@ async def _kills(c: Cluster) -> None:
         for mid, s in stored.items():
             assert s.fence == 1 + taken[mid], (mid, s.fence, taken[mid])
         assert sum(taken.values()) >= 5
+    finally:
+        await people.close()
+
+
+# -- 3. the owner paused past its lease, then resumed ----------------------------------------
+
+
+async def poll(check: Any, what: str, bound: float = 30.0) -> None:
+    """Call the coroutine function ``check`` until it returns true (bounded)."""
+    deadline = time.monotonic() + bound
+    while not await check():
+        if time.monotonic() > deadline:
+            raise SiteError(f"gave up waiting for {what} after {bound} s")
+        await asyncio.sleep(0.05)
+
+
+def stopped_acting(c: Cluster, k: int, mid: str) -> bool:
+    """Whether node ``k``'s log says it stopped acting for ``mid``: its lease was lost,
+    or the database refused its fence."""
+    for rec in node_events(c.node(k).log):
+        if rec.get("event") == "lease_lost" and rec.get("match") == mid:
+            return True
+        if mid in str(rec.get("msg", "")) and "stale" in str(rec.get("msg", "")):
+            return True
+    return False
+
+
+def test_an_owner_paused_past_its_lease_loses_its_matches_and_writes_nothing(
+    site: Cluster,
+) -> None:
+    asyncio.run(_pause(site))
+
+
+async def _pause(c: Cluster) -> None:
+    people = People(c, 3)
+    k = 2
+    paused = node_name(c, k)
+    assert c.redis_url is not None
+    redis_url = c.redis_url
+    try:
+        rules = {"target": 100, "turn_seconds": 30}
+        parties = [
+            await people.table(k, humans=1, seats=2 + i, watchers=1, rules=rules, delay=0.05)
+            for i in range(3)
+        ]
+        mids = [party.match for party in parties]
+        # Table 0 stays on the paused node; table 1 plays from node 3, its watcher on
+        # node 1; table 2 goes through HAProxy.
+        await parties[1].host.move_to(c.node_url(3))
+        await parties[1].watchers[0].move_to(c.node_url(1))
+        await parties[2].host.move_to(c.url)
+        await parties[2].watchers[0].move_to(c.url)
+        before = people.acked()
+        await until_any(
+            people.all, lambda: people.acked() >= before + 6, "play before the pause", LONG
+        )
+        marks = {p.pid: (p.v, len(p.frames)) for p in people.all}
+        c.stop(k)
+        try:
+
+            async def moved() -> bool:
+                owners = await holders(redis_url, mids)
+                return all(o is not None and o != paused for o in owners)
+
+            await poll(moved, f"the matches of the paused {paused} taken over")
+            # The player on node 3 goes on with the new owner.
+            far = parties[1].host
+            await far.until(
+                lambda: any(
+                    f.msg.get("type") == "state" and f.msg["v"] > marks[far.pid][0]
+                    for f in far.frames[marks[far.pid][1] :]
+                ),
+                f"{far.name} playing on after the takeover",
+            )
+        finally:
+            c.cont(k)
+        # Resumed, the old owner finds its leases gone (or its fence refused) and stops.
+        await until_any(
+            people.all,
+            lambda: all(stopped_acting(c, k, mid) for mid in mids),
+            f"{paused} stopping its copies of the matches",
+            LONG,
+        )
+        await finish(people)
+        stored = await verify(c, people)
+        taken = claims(c)
+        for mid, s in stored.items():
+            assert s.fence == 1 + taken[mid], (mid, s.fence, taken[mid])
+            assert taken[mid] >= 1
+        codes = Counter(str(e["code"]) for p in people.all for e in p.errors)
+        print(
+            f"SITE pause: errors the clients saw {dict(codes)}; closes "
+            f"{Counter(s.close_code for p in people.all for s in p.sockets)}"
+        )
+        c.wait_status(k, "UP")
+    finally:
+        await people.close()
+
+
+# -- 4. a rolling restart during play -------------------------------------------------------
+
+
+def test_a_rolling_restart_during_play_loses_no_move(site: Cluster) -> None:
+    asyncio.run(_rolling(site))
+
+
+async def _rolling(c: Cluster) -> None:
+    people = People(c, 4)
+    ports = {c.node(k).port: k for k in range(1, c.n + 1)}
+    try:
+        rules = {"target": 150, "turn_seconds": 30}
+        for i in range(4):
+            party = await people.table(
+                1 + i % c.n,
+                humans=1 + (i == 3),
+                seats=(2, 3, 4, 2)[i],
+                watchers=1 if i % 2 == 0 else 0,
+                rules=rules,
+                delay=0.05,
+            )
+            for p in party.everyone:
+                p.allow(0)
+            # Some stay on the lobby's node, some go through HAProxy, some to the next node.
+            for j, p in enumerate(party.everyone):
+                if (i + j) % 3 == 1:
+                    await p.move_to(c.url)
+                elif (i + j) % 3 == 2:
+                    await p.move_to(c.node_url(1 + (i + 1) % c.n))
+        for k in range(1, c.n + 1):
+            before = people.acked()
+            for p in people.all:
+                p.allow(STEP)
+            await until_any(
+                people.all, lambda b=before: people.acked() >= b + 4, "play before the restart"
+            )
+            await asyncio.to_thread(c.restart, k)  # SIGTERM: drain, close with 1012, exit
+        for p in people.all:
+            p.allow(None)
+        await finish(people, 180.0)
+        await verify(c, people)
+        dropped = [
+            (s.url, s.close_code)
+            for p in people.all
+            for s in p.sockets
+            if s.close_code is not None and not s.asked
+        ]
+        codes = Counter(str(e["code"]) for p in people.all for e in p.errors)
+        print(f"SITE rolling: {len(dropped)} sockets closed by nodes; errors {dict(codes)}")
+        # No error a player would see: at most a re-sent move refused as applied already.
+        assert set(codes) <= {"stale_version"}, codes
+        # Every socket a node closed, it closed with 1012 (service restart); every node
+        # held some when it stopped.
+        assert dropped and all(code == 1012 for _, code in dropped), [
+            (ports.get(int(url.split(":")[2].split("/")[0]), "haproxy"), code)
+            for url, code in dropped
+            if code != 1012
+        ]
     finally:
         await people.close()

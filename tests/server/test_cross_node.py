@@ -151,3 +151,35 @@ def test_after_failover_the_new_owner_tells_sockets_that_stayed_on_other_nodes(
         a.close()
         b.close()
         c.close()
+
+
+def test_a_match_nobody_holds_is_taken_over_by_the_node_a_socket_asks(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Node a gave the match up (a SIGTERM) or died, and no sweeper has taken it yet: a
+    # spectator's watch and a reconnecting player on node c are served, not refused with
+    # match_not_found; node c takes the match over there and then.
+    a = node(tmp_path, prefix, "a")
+    c = node(tmp_path, prefix, "c")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        until_turn(a, mid, 0)
+        v = a.service.runners[mid].table.version
+        anna.close()
+        crash(a, mid)
+        assert mid not in c.service.runners
+        carl = c.person("Carl")
+        seen = carl.request({"type": "watch", "match": mid}, "state")
+        assert seen["v"] == v and seen["you"] is None
+        assert c.service.runners[mid].fence > a.service.runners[mid].fence
+        back = c.connect(anna.token, "Anna")
+        snap = recv_within(back, lambda m: m["type"] == "state")
+        assert snap["v"] == v and snap["you"] == 0 and snap["view"]["legal"]
+        # A watch of a match that is not running is still refused (and claims nothing).
+        err = carl.expect_error({"type": "watch", "match": "m_nothere"}, "match_not_found")
+        assert err["code"] == "match_not_found"
+    finally:
+        a.close()
+        c.close()

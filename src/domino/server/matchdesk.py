@@ -72,6 +72,9 @@ class MatchDesk:
         #: the cluster's leases (None: one process owns every match of its database)
         self.leases = leases
         self._takeover = takeover or (lambda: None)
+        # One takeover at a time: the sweeper and a socket's request (``_owner``) may
+        # both find the same match without an owner.
+        self._taking = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self._remote_tasks: set[asyncio.Task[None]] = set()
         self.seated: dict[str, str] = {}  # profile -> unfinished match it plays in
@@ -165,10 +168,24 @@ class MatchDesk:
         return self.leases is not None and hasattr(self.router, "send_to_node")
 
     async def _owner(self, mid: str) -> str | None:
-        """The node that holds ``mid``'s lease, if another node does."""
+        """The node that holds ``mid``'s lease, if another node does.
+
+        When nobody holds it (its owner stopped and gave it up, or died and the lease
+        expired, and no sweeper has taken it yet), this node takes a running match over
+        at once: a command, a ``watch`` or a reconnect in that moment is served rather
+        than refused with ``match_not_found``.
+        """
         if self.leases is None:
             return None
         holder = await self.leases.holder(mid)
+        if holder is None:
+            row = await self.db.match(mid)
+            if row is not None and row["status"] == "running":
+                await self.take(mid)
+                here = self.runners.get(mid)
+                if here is not None and not here.moved:
+                    return None
+                holder = await self.leases.holder(mid)  # another node was quicker
         return holder if holder != self.node else None
 
     def _send_to(self, owner: str, kind: str, conn: Conn, mid: str, **extra: Any) -> None:
@@ -290,6 +307,10 @@ class MatchDesk:
     # -- ownership in a cluster -------------------------------------------------------------
     async def take(self, mid: str) -> bool:
         """Take over a running match nobody holds: its lease, a new fence, its log."""
+        async with self._taking:
+            return await self._take(mid)
+
+    async def _take(self, mid: str) -> bool:
         assert self.leases is not None
         old = self.runners.get(mid)
         if old is not None and not old.moved:
@@ -511,15 +532,15 @@ class MatchDesk:
                 conn.watching.discard(msg.match)
                 return
             owner = await self._owner(msg.match)
-            if owner is None:
-                raise LobbyError("match_not_found")
-            if isinstance(msg, p.Watch):
-                # This node hears the spectators' channel; the owner decides what the
-                # socket may see (its seat's view if it plays there) and sends a snapshot.
-                self.router.watch(msg.match, conn)
-                conn.watching.add(msg.match)
-            self._send_to(owner, "snapshot", conn, msg.match)
-            return
+            if owner is not None:
+                if isinstance(msg, p.Watch):
+                    # This node hears the spectators' channel; the owner decides what the
+                    # socket may see (its seat's view if it plays there), sends a snapshot.
+                    self.router.watch(msg.match, conn)
+                    conn.watching.add(msg.match)
+                self._send_to(owner, "snapshot", conn, msg.match)
+                return
+            # Nobody else drives it: this node took it over just now (or it is not found).
         runner = self._runner(msg.match)
         seated = runner.seat_of(conn.profile) is not None
         watching = conn in self.router.watchers(runner.id)
@@ -570,7 +591,12 @@ class MatchDesk:
             owner = await self._owner(where.match) if where is not None else None
             if where is not None and owner is not None:
                 self._send_to(owner, "snapshot", conn, where.match)
-            return
+                return
+            # Nobody else drives it: this node may have taken it over just now (_owner).
+            mid = self.seated.get(conn.profile)
+            here = self.runners.get(mid) if mid else None
+            if here is None or here.moved or where is None or where.match != mid:
+                return
         runner = self.runners.get(mid) if mid else None
         seat = runner.seat_of(conn.profile) if runner else None
         if runner is None or seat is None:
