@@ -21,9 +21,15 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -44,6 +50,7 @@ from domino.loadtest.site import (
     node_events,
     until_any,
 )
+from domino.server.run import free_port
 
 from .conftest import PG_URL, new_cluster
 
@@ -502,7 +509,9 @@ async def _rolling(c: Cluster) -> None:
         codes = Counter(str(e["code"]) for p in people.all for e in p.errors)
         print(f"SITE rolling: {len(dropped)} sockets closed by nodes; errors {dict(codes)}")
         # No error a player would see: at most a re-sent move refused as applied already.
-        assert set(codes) <= {"stale_version"}, codes
+        assert set(codes) <= {"stale_version"}, [
+            (p.describe(6), e) for p in people.all for e in p.errors
+        ]
         # Every socket a node closed, it closed with 1012 (service restart); every node
         # held some when it stopped.
         assert dropped and all(code == 1012 for _, code in dropped), [
@@ -510,5 +519,148 @@ async def _rolling(c: Cluster) -> None:
             for url, code in dropped
             if code != 1012
         ]
+    finally:
+        await people.close()
+
+
+# -- 5. Redis restarted during play ---------------------------------------------------------
+
+
+class PrivateRedis:
+    """A redis-server of the test's own on an ephemeral port (the machine's Redis is
+    shared: it must not be restarted), without persistence, as docs/deploy.md says."""
+
+    def __init__(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.skip("the Redis test needs redis-server (Debian's redis-server package)")
+        self.binary = binary
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="domino-redis-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        cmd = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
+        cmd += ["--save", "", "--appendonly", "no", "--dir", str(self.dir)]
+        cmd += ["--maxmemory-policy", "noeviction"]
+        with open(self.dir / "redis.log", "ab") as out:
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while not self.answers():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                log = (self.dir / "redis.log").read_text(errors="replace")[-1000:]
+                raise SiteError(f"redis-server did not start on {self.port}: {log}")
+            time.sleep(0.05)
+
+    def answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def close(self) -> None:
+        self.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def redis_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cluster, PrivateRedis]]:
+    redis = PrivateRedis()
+    try:
+        redis.start()
+        c = named(
+            new_cluster(tmp_path_factory, n=2, redis_url=redis.url, extra=FAST, drain_grace=DRAIN)
+        )
+        with c:
+            yield c, redis
+    finally:
+        redis.close()
+
+
+def test_redis_restarted_during_play(redis_site: tuple[Cluster, PrivateRedis]) -> None:
+    asyncio.run(_redis_restart(*redis_site))
+
+
+async def _redis_restart(c: Cluster, redis: PrivateRedis) -> None:
+    people = People(c, 5)
+    try:
+        rules = {"target": 100, "turn_seconds": 30}
+        for i in range(3):
+            party = await people.table(
+                1 + i % c.n, humans=1, seats=2 + i, watchers=1, rules=rules, delay=0.05
+            )
+            party.host.allow(0)
+            # Table 0 is played from the other node, table 1 through HAProxy.
+            if i == 0:
+                await party.host.move_to(c.node_url(2))
+            elif i == 1:
+                await party.host.move_to(c.url)
+            await party.watchers[0].move_to(c.node_url(1 + (i + 1) % c.n))
+        before = people.acked()
+        for p in people.all:
+            p.allow(STEP)
+        await until_any(people.all, lambda: people.acked() >= before + 3, "play before")
+        redis.kill()
+        # Each node notices: it cannot renew its leases, and stops acting for its matches.
+        mids = [party.match for party in people.parties]
+        await until_any(
+            people.all,
+            lambda: all(
+                any(
+                    rec.get("event") == "lease_lost" and rec.get("match") == mid
+                    for node in c.nodes
+                    for rec in node_events(node.log)
+                )
+                for mid in mids
+            ),
+            "every node stopping its matches while Redis is away",
+            LONG,
+        )
+        # Now the players whose turn it is try to move: refused, or left unanswered until
+        # Redis is back; the others wait for a table that does not move meanwhile.
+        humans = [party.host for party in people.parties]
+        marks = {p.pid: (len(p.moves), len(p.errors)) for p in humans}
+
+        def tried(p: SiteClient) -> bool:
+            n, e = marks[p.pid]
+            sent = len(p.moves) > n and p.pending is not None
+            return p.over or len(p.errors) > e or sent or p._offer is None
+
+        for p in humans:
+            p.allow(STEP)
+        await until_any(
+            people.all,
+            lambda: all(tried(p) for p in humans),
+            "every player trying to move while Redis is away",
+            LONG,
+            lambda: "; ".join(p.describe() for p in humans if not tried(p)),
+        )
+        during = Counter(str(e["code"]) for p in humans for e in p.errors[marks[p.pid][1] :])
+        waiting = sum(1 for p in humans if p.pending is not None)
+        redis.start()  # on the same port, empty (no persistence)
+        for p in people.all:
+            p.allow(None)
+        await finish(people, 180.0)
+        await verify(c, people)
+        # What a player sees meanwhile: a move refused as not stored (nothing accepted), a
+        # snapshot request refused as unreachable, or a table that waits; never a failure.
+        assert set(during) <= {"not_stored", "match_unavailable", "stale_version"}, during
+        codes = Counter(str(e["code"]) for p in people.all for e in p.errors)
+        assert set(codes) <= {"not_stored", "match_unavailable", "stale_version"}, codes
+        print(
+            f"SITE redis: errors while away {dict(during)}, unanswered {waiting}; "
+            f"in all {dict(codes)}"
+        )
     finally:
         await people.close()

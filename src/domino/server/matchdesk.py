@@ -178,6 +178,9 @@ class MatchDesk:
         if self.leases is None:
             return None
         holder = await self.leases.holder(mid)
+        if holder == self.node and mid not in self.runners and self._taking.locked():
+            async with self._taking:  # our takeover of it is under way: let it finish
+                pass
         if holder is None:
             row = await self.db.match(mid)
             if row is not None and row["status"] == "running":
@@ -210,7 +213,17 @@ class MatchDesk:
         runner = self.runners.get(mid)
         if runner is not None and not runner.moved:
             return False
-        owner = await self._owner(mid)
+        try:
+            owner = await self._owner(mid)
+        except Exception:
+            # Redis away: nobody can say which node drives the match, so nothing can be
+            # accepted; the player tries again (docs/deploy.md, "Redis").
+            log.warning(
+                "a command for %s not routed (Redis)",
+                mid,
+                extra={"event": "command_unrouted", "match": mid},
+            )
+            raise LobbyError("not_stored") from None
         if owner is None:
             return False
         self._send_to(owner, kind, conn, mid, **extra)
@@ -233,9 +246,15 @@ class MatchDesk:
             log.warning("a malformed node message: %r", payload)
             return
         runner = self.runners.get(mid)
+        if runner is None and self._taking.locked():
+            # A takeover is under way here: the lease names this node already, the runner
+            # comes when the log is loaded. (Waiters resume in order: commands stay so.)
+            async with self._taking:
+                runner = self.runners.get(mid)
         if runner is None or runner.broken or runner.moved:
             code = "match_moved" if runner is not None and runner.moved else "match_not_found"
-            conn.send({"type": "error", "code": code, "message": t(code), "match": mid})
+            ref = payload.get("ref")
+            conn.send({"type": "error", "code": code, "message": t(code), "match": mid, "ref": ref})
             return
         if kind == "snapshot":
             runner.snapshot_for(conn)
@@ -531,7 +550,12 @@ class MatchDesk:
                 self.router.unwatch(msg.match, conn)
                 conn.watching.discard(msg.match)
                 return
-            owner = await self._owner(msg.match)
+            try:
+                owner = await self._owner(msg.match)
+            except Exception:
+                # Redis away: nobody can say which node drives the match.
+                log.warning("%s of %s not routed (Redis)", type(msg).__name__, msg.match)
+                raise LobbyError("match_unavailable") from None
             if owner is not None:
                 if isinstance(msg, p.Watch):
                     # This node hears the spectators' channel; the owner decides what the
@@ -588,7 +612,13 @@ class MatchDesk:
             # Seated in a match another node owns (or took over from this one): that node
             # marks the seat connected (presence) and sends this socket its snapshot.
             where = await self.seat_anywhere(conn.profile)
-            owner = await self._owner(where.match) if where is not None else None
+            try:
+                owner = await self._owner(where.match) if where is not None else None
+            except Exception:
+                # Redis away: the match is served to this socket when a node takes it
+                # over again (MatchRunner.announce).
+                log.warning("reconnect to %s not routed (Redis)", where and where.match)
+                return
             if where is not None and owner is not None:
                 self._send_to(owner, "snapshot", conn, where.match)
                 return
