@@ -234,7 +234,17 @@ async def _spread(c: Cluster) -> None:
         everyone = big.everyone + small.everyone
         for i, p in enumerate(everyone):
             await p.move_to(places[(i + 1) % len(places)])
-        # A second window of one player, on another node: the same frames.
+        # A second window of one player (the same token), on another node than her
+        # first: it gets her seat's frames and nothing else; it only looks.
+        anna = big.players[0]
+        window = SiteClient(anna.name + "-2", c.url, rng=random.Random(7))
+        window.token, window.pid, window.play = anna.token, anna.pid, False
+        people.all.append(window)
+        here = anna.sockets[-1].url
+        other = next(k for k in (2, 3, 1) if f":{c.node(k).port}/" not in here)
+        await window.open(c.node_url(other))
+        await window.until(lambda: bool(window.states()), "the second window's snapshot")
+        assert window.seat == anna.seat and window.match == anna.match
         # Half-way through, everyone moves once more.
         await until_any(
             people.all,
