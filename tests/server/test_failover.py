@@ -241,3 +241,25 @@ def test_a_finished_match_gives_its_lease_up(tmp_path: Path, prefix: str) -> Non
         assert redis_call(a, "get", leases.key(mid)) is None
     finally:
         a.close()
+
+
+def test_a_draining_node_takes_no_match_over(tmp_path: Path, prefix: str) -> None:
+    # Node b got SIGTERM (it drains, then stops): taking node a's orphan now would only
+    # hand it on again in a moment. Node c, serving on, takes it.
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    c = node(tmp_path, prefix, "c")
+    try:
+        _anna, st = match_on(a)
+        mid = st["match_id"]
+        b.tc.portal.call(b.service.drain)
+        crash(a, mid)
+        assert sweep(b) == [] and mid not in b.service.runners
+        carl = b.person("Carl")  # asked on the draining node: not taken there either
+        carl.expect_error({"type": "watch", "match": mid}, "match_not_found")
+        assert mid not in b.service.runners
+        assert sweep(c) == [mid]
+    finally:
+        a.close()
+        b.close()
+        c.close()

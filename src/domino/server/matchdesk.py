@@ -75,6 +75,8 @@ class MatchDesk:
         # One takeover at a time: the sweeper and a socket's request (``_owner``) may
         # both find the same match without an owner.
         self._taking = asyncio.Lock()
+        #: a draining node (SIGTERM) takes no match over: it would hand it on again soon
+        self.draining = False
         self._tasks: list[asyncio.Task[None]] = []
         self._remote_tasks: set[asyncio.Task[None]] = set()
         self.seated: dict[str, str] = {}  # profile -> unfinished match it plays in
@@ -181,7 +183,7 @@ class MatchDesk:
         if holder == self.node and mid not in self.runners and self._taking.locked():
             async with self._taking:  # our takeover of it is under way: let it finish
                 pass
-        if holder is None:
+        if holder is None and not self.draining:
             row = await self.db.match(mid)
             if row is not None and row["status"] == "running":
                 await self.take(mid)
@@ -367,8 +369,11 @@ class MatchDesk:
         return True
 
     async def sweep(self) -> list[str]:
-        """Take over every running match whose lease nobody holds; the ones taken."""
+        """Take over every running match whose lease nobody holds; the ones taken (none
+        while this node drains)."""
         assert self.leases is not None
+        if self.draining:
+            return []
         ids = [
             mid
             for mid in await self.db.running_ids()

@@ -168,11 +168,13 @@ class Service:
 
         ``/api/health`` then answers 503 with ``"accepting": false``, so the balancer
         sends new players elsewhere; ``create_lobby`` and ``start`` are refused with
-        ``node_draining``. What runs here goes on until the process stops (handing
-        matches over to other nodes is not built yet).
+        ``node_draining``; in a cluster it takes no match over from other nodes either
+        (its sweeper rests). What runs here goes on until the process stops, which hands
+        its matches over (:meth:`stop`).
         """
         if not self.draining:
             self.draining = True
+            self.match_desk.draining = True  # and it takes no match over from others
             log.info("draining: no new lobbies or matches", extra={"event": "draining"})
 
     async def notify_activity(self) -> None:
