@@ -9,12 +9,12 @@ log (``check_moves``). Then the same under trouble: the owner of matches killed
 with SIGKILL five times under load, an owner paused past its lease and resumed,
 every node restarted in turn (SIGTERM), and Redis itself restarted.
 
-Lobbies are still per node (issue 11): each lobby is formed on one node's
-socket; once its match runs, its people connect wherever they like.
-The nodes play fast (bots 0.05-0.15 s, 0.3 s between rounds) and have names
-of their own (``<prefix>-nodeK``), so that Redis channels never mix with
-another cluster's on the same Redis. Every wait polls under a bound; nothing
-is timed.
+Lobbies live in the database: the first scene forms its lobbies with every
+person on another node; the others form each lobby on one node's sockets (so
+that a node's matches are known), and then people connect wherever they like.
+The nodes play fast (bots 0.05-0.15 s, 0.3 s between rounds); each cluster
+has a Redis prefix of its own. Every wait polls under a bound; nothing is
+timed.
 """
 
 from __future__ import annotations
@@ -63,38 +63,19 @@ DRAIN = 1.5
 LONG = 120.0
 #: Seconds a client waits before a move while the matches play to their end (on average).
 FINISH_DELAY = 0.08
-REDIS_PREFIX = "domino:"  # Settings.redis_prefix, the nodes' default
-
-
-def named(c: Cluster) -> Cluster:
-    """Give the nodes names of their own (the last ``--node`` wins)."""
-    c.node_extra = lambda k: ["--node", node_name(c, k)]
-    return c
 
 
 def node_name(c: Cluster, k: int) -> str:
-    return f"{c.prefix}node{k}"
-
-
-async def forget_nodes(redis_url: str, c: Cluster) -> None:
-    """Remove the nodes' presence keys (a killed node leaves them until they expire)."""
-    r = aioredis.from_url(redis_url, decode_responses=True)
-    try:
-        for k in range(1, c.n + 1):
-            name = node_name(c, k)
-            await r.delete(f"{REDIS_PREFIX}alive:{name}", f"{REDIS_PREFIX}profiles:{name}")
-            await r.srem(f"{REDIS_PREFIX}nodes", name)
-    finally:
-        await r.aclose()
+    """Node ``k``'s name (its ``--node``: the owner it claims matches as)."""
+    return c.node(k).name
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    c = named(new_cluster(tmp_path_factory, extra=FAST, drain_grace=DRAIN))
-    with c:
+    # Its own Redis prefix (Cluster.redis_prefix): its keys and channels never mix with
+    # another cluster's on the same Redis, and are deleted at the end.
+    with new_cluster(tmp_path_factory, extra=FAST, drain_grace=DRAIN) as c:
         yield c
-    assert c.redis_url is not None
-    asyncio.run(forget_nodes(c.redis_url, c))
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -126,14 +107,16 @@ class People:
         watchers: int = 0,
         rules: dict[str, Any] | None = None,
         delay: float = 0.02,
+        spread: bool = False,
     ) -> Party:
-        """A table formed on node ``k`` (everyone connected there first)."""
+        """A table formed on node ``k`` (its host there; everyone else there too, or
+        with ``spread`` each on the next node in turn)."""
         n = len(self.parties)
         people = [await self.new(f"T{n}-{i}", delay=delay) for i in range(humans)]
         lookers = [await self.new(f"T{n}-W{i}", delay=delay) for i in range(watchers)]
         party = Party(people[0], people[1:], lookers)
-        for p in party.everyone:
-            await p.open(self.c.node_url(k))
+        for j, p in enumerate(party.everyone):
+            await p.open(self.c.node_url(1 + (k - 1 + (j if spread else 0)) % self.c.n))
         await form(party, self.c.node_url(k), seats=seats, bots=seats - humans, rules=rules)
         for p in party.everyone:
             self.audience[p.pid] = p.seat
@@ -147,10 +130,13 @@ class People:
         await asyncio.gather(*(p.close() for p in self.all), return_exceptions=True)
 
 
-async def holders(redis_url: str, mids: list[str]) -> list[str | None]:
+async def holders(c: Cluster, mids: list[str]) -> list[str | None]:
+    """The node holding each match's lease now (``None``: nobody)."""
+    assert c.redis_url is not None
+    redis_url = c.redis_url
     r = aioredis.from_url(redis_url, decode_responses=True)
     try:
-        values = await r.mget([f"{REDIS_PREFIX}lease:{m}" for m in mids])
+        values = await r.mget([f"{c.redis_prefix}lease:{m}" for m in mids])
         return [None if v is None else str(v) for v in values]
     finally:
         await r.aclose()
@@ -226,8 +212,9 @@ async def _spread(c: Cluster) -> None:
     people = People(c, 1)
     try:
         rules = {"target": 30}
-        big = await people.table(1, humans=3, seats=4, watchers=2, rules=rules)
-        small = await people.table(2, humans=2, seats=2, watchers=1, rules=rules)
+        # Everyone of a table on another node than the one before, from the lobby on.
+        big = await people.table(1, humans=3, seats=4, watchers=2, rules=rules, spread=True)
+        small = await people.table(2, humans=2, seats=2, watchers=1, rules=rules, spread=True)
         taken_before = claims(c)
         # Now everyone goes elsewhere: each node's own port, and the site through HAProxy.
         places = [c.node_url(1), c.node_url(2), c.node_url(3), c.url]
@@ -278,9 +265,7 @@ async def live_owners(c: Cluster, people: People) -> dict[str, list[Party]]:
     assert c.redis_url is not None
     live = [party for party in people.parties if not party.host.over]
     out: dict[str, list[Party]] = {}
-    for party, holder in zip(
-        live, await holders(c.redis_url, [p.match for p in live]), strict=True
-    ):
+    for party, holder in zip(live, await holders(c, [p.match for p in live]), strict=True):
         if holder is not None:
             out.setdefault(holder, []).append(party)
     return out
@@ -308,7 +293,7 @@ async def served_again(
             p.describe() for party in victims for p in party.seated if not p.over and not fresh(p)
         ),
     )
-    owners = await holders(c.redis_url, [party.match for party in victims])
+    owners = await holders(c, [party.match for party in victims])
     assert dead not in owners, owners
 
 
@@ -407,8 +392,6 @@ async def _pause(c: Cluster) -> None:
     people = People(c, 3)
     k = 2
     paused = node_name(c, k)
-    assert c.redis_url is not None
-    redis_url = c.redis_url
     try:
         rules = {"target": 100, "turn_seconds": 30}
         parties = [
@@ -431,7 +414,7 @@ async def _pause(c: Cluster) -> None:
         try:
 
             async def moved() -> bool:
-                owners = await holders(redis_url, mids)
+                owners = await holders(c, mids)
                 return all(o is not None and o != paused for o in owners)
 
             await poll(moved, f"the matches of the paused {paused} taken over")
@@ -589,9 +572,7 @@ def redis_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Clust
     redis = PrivateRedis()
     try:
         redis.start()
-        c = named(
-            new_cluster(tmp_path_factory, n=2, redis_url=redis.url, extra=FAST, drain_grace=DRAIN)
-        )
+        c = new_cluster(tmp_path_factory, n=2, redis_url=redis.url, extra=FAST, drain_grace=DRAIN)
         with c:
             yield c, redis
     finally:

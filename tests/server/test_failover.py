@@ -21,6 +21,7 @@ import pytest
 from domino.server.db import Database
 
 from .harness import Client, Harness, answered, lobby_with_bots, start
+from .redis_keys import forget
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
 REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
@@ -33,6 +34,7 @@ def prefix() -> Iterator[str]:
         pytest.skip(NEEDS)
     name = f"fo{secrets.token_hex(3)}_"
     yield name
+    forget(str(REDIS_URL), redis_prefix(name))
     db = Database(str(PG_URL), name)
 
     async def drop() -> None:
@@ -44,6 +46,11 @@ def prefix() -> Iterator[str]:
     asyncio.run(drop())
 
 
+def redis_prefix(prefix: str) -> str:
+    """The nodes' Redis keys (deleted when the test ends) for a table prefix."""
+    return f"{prefix}:"
+
+
 def node(tmp_path: Path, prefix: str, name: str) -> Harness:
     return Harness(
         tmp_path / name,
@@ -51,7 +58,7 @@ def node(tmp_path: Path, prefix: str, name: str) -> Harness:
         table_prefix=prefix,
         migrate=True,
         redis_url=REDIS_URL,
-        redis_prefix=f"{prefix}:",
+        redis_prefix=redis_prefix(prefix),
         node=name,
         lease_ttl=30.0,  # never expires by itself here: the tests end leases themselves
         sweep_every=3600.0,  # the sweeps that matter are called by the tests

@@ -453,10 +453,10 @@ async def form(
     level: str = "anfaenger",
     rules: dict[str, Any] | None = None,
 ) -> str:
-    """Open a lobby on ``node`` (an HTTP address: lobbies live on one node), seat
-    everyone there, add ``bots`` bots on the last seats, start; the match id.
+    """Open a lobby from the host's socket (on ``node``, an HTTP address, for the
+    messages), seat everyone, add ``bots`` bots on the last seats, start; the match id.
 
-    Every client must be connected to ``node``."""
+    Each client acts on the socket it has (lobbies live in the database: any node)."""
     host = party.host
     mark = len(host.frames)
 

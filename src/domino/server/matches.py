@@ -244,6 +244,10 @@ class MatchRunner:
         seat = self.seat_of(conn.profile)
         conn.send(self._snapshot(seat))
 
+    def send_snapshot(self, seat: int) -> None:
+        """Send a seat's full view to its player's sockets (on every node)."""
+        self._route(seat, self._snapshot(seat))
+
     def _snapshot(self, seat: int | None) -> dict[str, Any]:
         snap = self.table.snapshot(seat, self.env.clock.now())
         return self._decorate(snap)
