@@ -128,6 +128,8 @@ _DE: dict[str, str] = {
     "versuch es gleich noch einmal.",
     "cluster_unavailable": "Der Server kann gerade keine neue Partie beginnen. Bitte versuch es "
     "gleich noch einmal.",
+    "match_unavailable": "Die Partie ist gerade nicht erreichbar. Bitte versuch es gleich noch "
+    "einmal.",
     "node_draining": "Dieser Server wird gerade neu gestartet und nimmt keine neuen Lobbys "
     "oder Partien an. Bitte verbinde dich neu und versuche es noch einmal.",
     "not_seated": "Du sitzt in dieser Partie nicht am Tisch.",
@@ -470,6 +472,7 @@ _EN: dict[str, str] = {
     "again in a moment.",
     "cluster_unavailable": "The server cannot start a new match right now. Please try again "
     "in a moment.",
+    "match_unavailable": "The match cannot be reached right now. Please try again in a moment.",
     "node_draining": "This server is restarting and takes no new lobbies or matches. "
     "Please reconnect and try again.",
     "not_seated": "You have no seat in this match.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -31,12 +32,19 @@ def skip_reason() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+def new_cluster(tmp_path_factory: pytest.TempPathFactory, **kw: Any) -> Cluster:
+    """A cluster of three nodes on the test database and Redis (not started yet); skips
+    where they are missing. ``kw`` overrides :class:`Cluster`'s fields."""
     reason = skip_reason()
     if reason:
         pytest.skip(reason)
     assert PG_URL is not None
     # The folder stays under pytest's temporary root: node and HAProxy logs to read.
-    with Cluster(PG_URL, 3, redis_url=REDIS_URL, folder=tmp_path_factory.mktemp("cluster")) as c:
+    kw.setdefault("redis_url", REDIS_URL)
+    return Cluster(PG_URL, kw.pop("n", 3), folder=tmp_path_factory.mktemp("cluster"), **kw)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    with new_cluster(tmp_path_factory) as c:
         yield c

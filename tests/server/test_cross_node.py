@@ -13,7 +13,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import anyio
+
 from .test_failover import (  # noqa: F401 (prefix: the fixture)
+    BOUND,
     crash,
     match_on,
     node,
@@ -112,6 +115,158 @@ def test_after_failover_a_socket_on_a_third_node_plays_on(
         )
         assert after["type"] == "state"
         assert b.service.runners[mid].table.version > vb
+    finally:
+        a.close()
+        b.close()
+        c.close()
+
+
+def test_after_failover_the_new_owner_tells_sockets_that_stayed_on_other_nodes(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Anna plays from node c and Carl watches from node c; the match runs on node a,
+    # which dies. Neither socket closes, and what they sent node a last is lost with it:
+    # node b, taking the match over, sends every audience the table as it is (Anna's
+    # seat online, as she is), or they would wait for a change that may never come.
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    c = node(tmp_path, prefix, "c")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        until_turn(a, mid, 0)  # the match waits for Anna: nothing changes by itself
+        v = a.service.runners[mid].table.version
+        stays = c.connect(anna.token, "Anna")
+        recv_within(stays, lambda m: m["type"] == "state")
+        carl = c.person("Carl")
+        carl.request({"type": "watch", "match": mid}, "state")
+        anna.close()  # (her socket on the dead node goes with it)
+        crash(a, mid)
+        assert sweep(b) == [mid]
+        told = recv_within(stays, lambda m: m["type"] == "state")
+        assert told["v"] == v and told["you"] == 0 and told["view"]["legal"]
+        assert told["seats"][0]["connected"] is True
+        watched = recv_within(carl, lambda m: m["type"] == "state")
+        assert watched["v"] == v and watched["you"] is None
+        assert watched["view"].get("hand") is None
+    finally:
+        a.close()
+        b.close()
+        c.close()
+
+
+def test_a_match_nobody_holds_is_taken_over_by_the_node_a_socket_asks(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Node a gave the match up (a SIGTERM) or died, and no sweeper has taken it yet: a
+    # spectator's watch and a reconnecting player on node c are served, not refused with
+    # match_not_found; node c takes the match over there and then.
+    a = node(tmp_path, prefix, "a")
+    c = node(tmp_path, prefix, "c")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        until_turn(a, mid, 0)
+        v = a.service.runners[mid].table.version
+        anna.close()
+        crash(a, mid)
+        assert mid not in c.service.runners
+        carl = c.person("Carl")
+        seen = carl.request({"type": "watch", "match": mid}, "state")
+        assert seen["v"] == v and seen["you"] is None
+        assert c.service.runners[mid].fence > a.service.runners[mid].fence
+        back = c.connect(anna.token, "Anna")
+        snap = recv_within(back, lambda m: m["type"] == "state")
+        assert snap["v"] == v and snap["you"] == 0 and snap["view"]["legal"]
+        # A watch of a match that is not running is still refused (and claims nothing).
+        err = carl.expect_error({"type": "watch", "match": "m_nothere"}, "match_not_found")
+        assert err["code"] == "match_not_found"
+    finally:
+        a.close()
+        c.close()
+
+
+def test_with_redis_away_a_command_from_another_node_is_refused_not_failed(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Node b cannot ask Redis which node drives the match: a move is refused as not
+    # stored (nothing accepted, try again), a watch as unreachable; nothing fails.
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        runner = a.service.runners[mid]
+        until_turn(a, mid, 0)
+        v = runner.table.version
+        far = b.connect(anna.token, "Anna")
+        snap = recv_within(far, lambda m: m["type"] == "state")
+        carl = b.person("Carl")
+        leases = b.service.match_desk.leases
+        assert leases is not None
+
+        async def away(mid: str) -> str | None:
+            raise RedisConnectionError("Error 111 connecting to Redis. Connection refused.")
+
+        leases.holder = away  # type: ignore[method-assign]
+        move = snap["view"]["legal"][0]
+        far.send({"type": "move", "match": mid, "move": move, "v": v, "ref": "r1"})
+        err = recv_within(far, lambda m: m["type"] == "error")
+        assert (err["code"], err["ref"]) == ("not_stored", "r1")
+        assert "nicht gespeichert" in err["message"]
+        err = carl.expect_error({"type": "watch", "match": mid}, "match_unavailable")
+        assert "nicht erreichbar" in err["message"]
+        assert runner.table.version == v  # nothing was accepted
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_request_reaching_a_node_in_the_middle_of_its_takeover_waits_for_it(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Node b holds the lease already but is still loading the log (the runner is not
+    # there yet); a watch from node c reaches it then: it is served once the takeover is
+    # done, not refused with match_not_found.
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    c = node(tmp_path, prefix, "c")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        v = a.service.runners[mid].table.version
+        anna.close()
+        crash(a, mid)
+        desk = b.service.match_desk
+        leases = desk.leases
+        assert leases is not None
+
+        async def begin() -> None:
+            await desk._taking.acquire()
+            assert await leases.acquire(mid)
+
+        async def end() -> None:
+            try:
+                # The forwarded watch has reached node b (bounded wait, polled).
+                with anyio.fail_after(BOUND):
+                    while not desk._remote_tasks:
+                        await anyio.sleep(0.01)
+                await desk._take(mid)
+            finally:
+                desk._taking.release()
+
+        b.tc.portal.call(begin)
+        carl = c.person("Carl")
+        carl.send({"type": "watch", "match": mid})
+        b.tc.portal.call(end)
+        seen = recv_within(carl, lambda m: m["type"] in ("state", "error"))
+        assert seen["type"] == "state" and seen["v"] >= v and seen["you"] is None, seen
     finally:
         a.close()
         b.close()

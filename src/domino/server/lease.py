@@ -101,10 +101,11 @@ class Leases:
         if not wanted:
             return set()
         started = self.clock()
-        pipe = self.redis.pipeline(transaction=False)
-        for m in wanted:
-            await self._renew(keys=[self.key(m)], args=[self.node, self.ttl_ms], client=pipe)
-        results = await pipe.execute()
+        # (closed on the way out also when Redis is away: no unclosed pipeline is left)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for m in wanted:
+                await self._renew(keys=[self.key(m)], args=[self.node, self.ttl_ms], client=pipe)
+            results = await pipe.execute()
         lost = set()
         for m, ok in zip(wanted, results, strict=True):
             if ok == 1:

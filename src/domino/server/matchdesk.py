@@ -89,11 +89,14 @@ class MatchDesk:
         self.leases = leases
         self._unseat = leases.redis.register_script(UNSEAT) if leases is not None else None
         self._takeover = takeover or (lambda: None)
+        # One takeover at a time: the sweeper and a socket's request (``_owner``) may
+        # both find the same match without an owner.
+        self._taking = asyncio.Lock()
+        #: a draining node (SIGTERM) takes no match over: it would hand it on again soon
+        self.draining = False
         self._tasks: list[asyncio.Task[None]] = []
         self._remote_tasks: set[asyncio.Task[None]] = set()
         self.seated: dict[str, str] = {}  # profile -> unfinished match it plays in
-        #: False once the node drains: it takes no match over (and gave its own away)
-        self.accepting = True
         self._activity = activity
         self._lobby_free = lobby_free
         hooks = MatchHooks(
@@ -184,10 +187,27 @@ class MatchDesk:
         return self.leases is not None and hasattr(self.router, "send_to_node")
 
     async def _owner(self, mid: str) -> str | None:
-        """The node that holds ``mid``'s lease, if another node does."""
+        """The node that holds ``mid``'s lease, if another node does.
+
+        When nobody holds it (its owner stopped and gave it up, or died and the lease
+        expired, and no sweeper has taken it yet), this node takes a running match over
+        at once: a command, a ``watch`` or a reconnect in that moment is served rather
+        than refused with ``match_not_found``.
+        """
         if self.leases is None:
             return None
         holder = await self.leases.holder(mid)
+        if holder == self.node and mid not in self.runners and self._taking.locked():
+            async with self._taking:  # our takeover of it is under way: let it finish
+                pass
+        if holder is None and not self.draining:
+            row = await self.db.match(mid)
+            if row is not None and row["status"] == "running":
+                await self.take(mid)
+                here = self.runners.get(mid)
+                if here is not None and not here.moved:
+                    return None
+                holder = await self.leases.holder(mid)  # another node was quicker
         return holder if holder != self.node else None
 
     def _send_to(self, owner: str, kind: str, conn: Conn, mid: str, **extra: Any) -> None:
@@ -212,7 +232,17 @@ class MatchDesk:
         runner = self.runners.get(mid)
         if runner is not None and not runner.moved:
             return False
-        owner = await self._owner(mid)
+        try:
+            owner = await self._owner(mid)
+        except Exception:
+            # Redis away: nobody can say which node drives the match, so nothing can be
+            # accepted; the player tries again (docs/deploy.md, "Redis").
+            log.warning(
+                "a command for %s not routed (Redis)",
+                mid,
+                extra={"event": "command_unrouted", "match": mid},
+            )
+            raise LobbyError("not_stored") from None
         if owner is None:
             return False
         self._send_to(owner, kind, conn, mid, **extra)
@@ -245,9 +275,15 @@ class MatchDesk:
             log.warning("a malformed node message: %r", payload)
             return
         runner = self.runners.get(mid)
+        if runner is None and self._taking.locked():
+            # A takeover is under way here: the lease names this node already, the runner
+            # comes when the log is loaded. (Waiters resume in order: commands stay so.)
+            async with self._taking:
+                runner = self.runners.get(mid)
         if runner is None or runner.broken or runner.moved:
             code = "match_moved" if runner is not None and runner.moved else "match_not_found"
-            conn.send({"type": "error", "code": code, "message": t(code), "match": mid})
+            ref = payload.get("ref")
+            conn.send({"type": "error", "code": code, "message": t(code), "match": mid, "ref": ref})
             return
         if kind == "snapshot":
             runner.snapshot_for(conn)
@@ -317,6 +353,10 @@ class MatchDesk:
     # -- ownership in a cluster -------------------------------------------------------------
     async def take(self, mid: str) -> bool:
         """Take over a running match nobody holds: its lease, a new fence, its log."""
+        async with self._taking:
+            return await self._take(mid)
+
+    async def _take(self, mid: str) -> bool:
         assert self.leases is not None
         old = self.runners.get(mid)
         if old is not None and not old.moved:
@@ -337,7 +377,9 @@ class MatchDesk:
         if runner is None:
             await self.leases.release(mid)
             return False
-        await self._announce(runner)
+        if not runner.gone:
+            with contextlib.suppress(PersistError):  # not stored: the runner recovers
+                await runner.announce()
         log.info(
             "match %s taken over",
             mid,
@@ -351,23 +393,11 @@ class MatchDesk:
         self._takeover()
         return True
 
-    async def _announce(self, runner: MatchRunner) -> None:
-        """After a takeover: each seat's presence as it is now, and every audience the
-        match as this node serves it. A socket that reconnected while the match had no
-        owner (between the old node's end and this takeover) was welcomed to its seat but
-        could get no snapshot then; it gets it now, on whichever node it is."""
-        if runner.table.finished:
-            return
-        for seat, pid in enumerate(runner.players):
-            if pid is not None and seat not in runner.left:
-                await runner.sync_connected(seat)
-                runner.send_snapshot(seat)
-        runner.send_spectators_snapshot()
-
     async def sweep(self) -> list[str]:
-        """Take over every running match whose lease nobody holds; the ones taken."""
+        """Take over every running match whose lease nobody holds; the ones taken (none
+        while this node drains)."""
         assert self.leases is not None
-        if not self.accepting:
+        if self.draining:
             return []
         ids = [
             mid
@@ -386,7 +416,7 @@ class MatchDesk:
         them all; return the ones nobody took. This node's sockets keep working: their
         commands go to the new owners. A command stored here before the release is in
         the log the new owner loads; one that was not is refused by the fence."""
-        self.accepting = False
+        self.draining = True
         if self.leases is None:
             return []
         mids = [m for m, r in self.runners.items() if not r.moved and not r.gone]
@@ -628,16 +658,21 @@ class MatchDesk:
                 self.router.unwatch(msg.match, conn)
                 conn.watching.discard(msg.match)
                 return
-            owner = await self._owner(msg.match)
-            if owner is None:
-                raise LobbyError("match_not_found")
-            if isinstance(msg, p.Watch):
-                # This node hears the spectators' channel; the owner decides what the
-                # socket may see (its seat's view if it plays there) and sends a snapshot.
-                self.router.watch(msg.match, conn)
-                conn.watching.add(msg.match)
-            self._send_to(owner, "snapshot", conn, msg.match)
-            return
+            try:
+                owner = await self._owner(msg.match)
+            except Exception:
+                # Redis away: nobody can say which node drives the match.
+                log.warning("%s of %s not routed (Redis)", type(msg).__name__, msg.match)
+                raise LobbyError("match_unavailable") from None
+            if owner is not None:
+                if isinstance(msg, p.Watch):
+                    # This node hears the spectators' channel; the owner decides what the
+                    # socket may see (its seat's view if it plays there), sends a snapshot.
+                    self.router.watch(msg.match, conn)
+                    conn.watching.add(msg.match)
+                self._send_to(owner, "snapshot", conn, msg.match)
+                return
+            # Nobody else drives it: this node took it over just now (or it is not found).
         runner = self._runner(msg.match)
         seated = runner.seat_of(conn.profile) is not None
         watching = conn in self.router.watchers(runner.id)
@@ -685,10 +720,21 @@ class MatchDesk:
             # Seated in a match another node owns (or took over from this one): that node
             # marks the seat connected (presence) and sends this socket its snapshot.
             where = await self.seat_anywhere(conn.profile)
-            owner = await self._owner(where.match) if where is not None else None
+            try:
+                owner = await self._owner(where.match) if where is not None else None
+            except Exception:
+                # Redis away: the match is served to this socket when a node takes it
+                # over again (MatchRunner.announce).
+                log.warning("reconnect to %s not routed (Redis)", where and where.match)
+                return
             if where is not None and owner is not None:
                 self._send_to(owner, "snapshot", conn, where.match)
-            return
+                return
+            # Nobody else drives it: this node may have taken it over just now (_owner).
+            mid = self.seated.get(conn.profile)
+            here = self.runners.get(mid) if mid else None
+            if here is None or here.moved or where is None or where.match != mid:
+                return
         runner = self.runners.get(mid) if mid else None
         seat = runner.seat_of(conn.profile) if runner else None
         if runner is None or seat is None:

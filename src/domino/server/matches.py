@@ -218,6 +218,27 @@ class MatchRunner:
             await self._apply(out)
         self.wake.set()
 
+    async def announce(self) -> None:
+        """Tell every audience the table as it is now: a node that took the match over.
+
+        Sockets on other nodes heard nothing since the old owner stopped, and what they
+        sent it (a move, a snapshot request of a reconnect) may be lost with it; the
+        restored table counts every seat as away. So each human seat is marked as its
+        player is (online on some node or not), which sends every audience a snapshot
+        when it changes anything; otherwise every audience gets a snapshot here.
+        """
+        before = [s.connected for s in self.table.seats]
+        for seat, pid in enumerate(self.players):
+            if pid is not None and seat not in self.left:
+                await self.sync_connected(seat)
+        async with self.lock:
+            if self.table.finished or self.moved:
+                return
+            if [s.connected for s in self.table.seats] != before:
+                return  # the change went to every audience already
+            for audience, msg in self.table.snapshots(self.env.clock.now()):
+                self._route(audience, self._decorate(msg))
+
     def snapshot_for(self, conn: Conn) -> None:
         """Send ``conn`` its full view now: its seat's, or the spectators'."""
         seat = self.seat_of(conn.profile)
@@ -226,10 +247,6 @@ class MatchRunner:
     def send_snapshot(self, seat: int) -> None:
         """Send a seat's full view to its player's sockets (on every node)."""
         self._route(seat, self._snapshot(seat))
-
-    def send_spectators_snapshot(self) -> None:
-        """Send the spectators' view to every socket watching (on every node)."""
-        self._route(None, self._snapshot(None))
 
     def _snapshot(self, seat: int | None) -> dict[str, Any]:
         snap = self.table.snapshot(seat, self.env.clock.now())
