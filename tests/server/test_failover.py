@@ -241,3 +241,33 @@ def test_a_finished_match_gives_its_lease_up(tmp_path: Path, prefix: str) -> Non
         assert redis_call(a, "get", leases.key(mid)) is None
     finally:
         a.close()
+
+
+def test_a_player_back_before_the_takeover_gets_the_new_owners_snapshot(
+    tmp_path: Path, prefix: str
+) -> None:
+    """Her socket reconnected to node b while the dead node's lease still ran (or nobody
+    held it): nobody could answer her hello. The node that takes the match over marks
+    her present, which sends her the snapshot: she is served without asking again."""
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        until_turn(a, mid, 0)
+        hand = a.service.runners[mid].table.snapshot(0, a.clock.now())["view"]["hand"]
+        crash(a, mid)
+        again = b.connect(anna.token, "Anna")
+        b.settle()
+        assert not [m for m in again.drain() if m["type"] == "state"]  # nobody drives it yet
+        assert sweep(b) == [mid]
+        b.settle()
+        states = [m for m in again.drain() if m["type"] == "state"]
+        assert states, "the new owner sent no snapshot"
+        last = states[-1]
+        assert last["match_id"] == mid and last["view"]["hand"] == hand
+        assert last["seats"][0]["connected"] is True
+        assert any(e["kind"] == "connected" for e in last["events"])
+    finally:
+        a.close()
+        b.close()

@@ -310,6 +310,17 @@ class MatchDesk:
         if runner is None:
             await self.leases.release(mid)
             return False
+        # A restored table has nobody connected. Players whose sockets are open on some node
+        # asked the old owner for their snapshot (or nobody, between the two owners) and
+        # hear nothing until the table changes: mark them present now, which sends every
+        # audience its snapshot from this node (and keeps their clocks from running out as
+        # if they were gone).
+        for seat, pid in enumerate(runner.players):
+            if pid is not None and seat not in runner.left:
+                try:
+                    await runner.sync_connected(seat)
+                except PersistError:
+                    break  # not stored: the runner recovers; the players ask again
         log.info(
             "match %s taken over",
             mid,
