@@ -268,6 +268,21 @@ def test_a_player_back_before_the_takeover_gets_the_new_owners_snapshot(
         assert last["match_id"] == mid and last["view"]["hand"] == hand
         assert last["seats"][0]["connected"] is True
         assert any(e["kind"] == "connected" for e in last["events"])
+
+        # Node b dies too; her socket stays on b. Node c takes the match over: its log
+        # says she is connected already (nothing changes), so c sends her the snapshot.
+        c = node(tmp_path, prefix, "c")
+        try:
+            crash(b, mid)
+            b.settle()
+            again.drain()
+            assert sweep(c) == [mid]
+            c.settle()
+            fresh = recv_within(again, lambda m: m["type"] == "state")
+            assert fresh["match_id"] == mid and fresh["view"]["hand"] == hand
+            assert fresh["v"] == last["v"]  # nothing new stored: a snapshot
+        finally:
+            c.close()
     finally:
         a.close()
         b.close()

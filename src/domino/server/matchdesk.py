@@ -310,17 +310,22 @@ class MatchDesk:
         if runner is None:
             await self.leases.release(mid)
             return False
-        # A restored table has nobody connected. Players whose sockets are open on some node
-        # asked the old owner for their snapshot (or nobody, between the two owners) and
-        # hear nothing until the table changes: mark them present now, which sends every
-        # audience its snapshot from this node (and keeps their clocks from running out as
-        # if they were gone).
+        # Players whose sockets are open on some node asked the old owner for their
+        # snapshot (or nobody, between the two owners) and would hear nothing until the
+        # table changes. Tell the table who is present now (the replayed log says who was
+        # when it was written), which sends every audience a snapshot if that changed;
+        # else send them their snapshots from here.
+        changed = False
         for seat, pid in enumerate(runner.players):
             if pid is not None and seat not in runner.left:
+                was = runner.table.seats[seat].connected
                 try:
                     await runner.sync_connected(seat)
                 except PersistError:
-                    break  # not stored: the runner recovers; the players ask again
+                    continue  # not stored (the runner recovered): the snapshot below
+                changed = changed or runner.table.seats[seat].connected != was
+        if not changed:
+            runner.announce()
         log.info(
             "match %s taken over",
             mid,
