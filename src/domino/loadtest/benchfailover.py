@@ -85,15 +85,23 @@ class Probe(Player):
     def _on_state(self, msg: dict[str, Any]) -> None:
         mid = msg.get("match_id") or msg.get("match")
         v = int(msg.get("v", 0))
+        # A version this socket saw already: a snapshot sent again, which the dead node
+        # never does (it sends each version once), so the new owner's.
+        repeat = mid == self.match and v <= self.v
         w = self.watch
-        if w is not None and mid == w[0] and (self.opened_at > w[1] or v > w[2]):
+        if w is not None and mid == w[0] and (self.opened_at > w[1] or v > w[2] or repeat):
             self.served_at = time.perf_counter()
             self.watch = None
-        if mid == self.match and not self._resync and not acknowledges(msg, self.seat, v, self):
-            # A newer state that does not show this seat's move (the move died with a
-            # node, or the clock ran out first): not an acknowledgement. Re-send it
-            # unchanged, as after a reconnect; the server applies or refuses it.
-            self._resync = True
+        if mid == self.match and not self._resync:
+            if repeat and any(s.v == v for s in self.pending.values()):
+                # The state the move was made on, again: the move was not applied (it
+                # died with a node). Re-send it unchanged, as after a reconnect.
+                self._resync = True
+            elif not acknowledges(msg, self.seat, v, self):
+                # A newer state that does not show this seat's move (it died with a
+                # node, or the clock ran out first): not an acknowledgement. Re-send it;
+                # the server applies or refuses it.
+                self._resync = True
         super()._on_state(msg)
 
     def pause(self, attempt: int) -> float:
@@ -273,6 +281,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--redis", default=None, help="Redis URL (default: a private redis-server)")
     p.add_argument("--json", type=Path, default=None, help="write the report here")
+    p.add_argument("--logs", type=Path, default=None, help="keep the nodes' logs in this folder")
     p.set_defaults(func=run_failover_cli)
 
 
@@ -311,6 +320,7 @@ def run_failover_cli(args: argparse.Namespace) -> int:
             check_inter=args.check_inter,
             node_args=list(args.node_arg),
             seed=seed,
+            logs=args.logs,
         )
     )
     print("\n".join(report.lines()))
@@ -336,6 +346,7 @@ async def run_failover(
     check_inter: str = "2s",
     node_args: list[str] | None = None,
     seed: int = 1,
+    logs: Path | None = None,
     say: Any = print,
 ) -> FailoverReport:
     """Start the cluster, play, kill and restart, check (see the module docstring)."""
@@ -349,7 +360,8 @@ async def run_failover(
             await asyncio.to_thread(redis.start)
             redis_url = redis.url
         tag = os.urandom(3).hex()
-        (Path(tmp) / "cluster").mkdir()
+        folder = logs or Path(tmp) / "cluster"
+        folder.mkdir(parents=True, exist_ok=True)
         names = {f"bench{tag}-{k}": k for k in range(1, nodes + 1)}
         cluster = BenchCluster(
             db_url,
@@ -357,7 +369,7 @@ async def run_failover(
             redis_url=redis_url,
             extra=["--signin-budget", SIGNIN_BUDGET, "--log-level", "warning", *(node_args or [])],
             node_extra=lambda k: ["--node", f"bench{tag}-{k}"],
-            folder=Path(tmp) / "cluster",
+            folder=folder,
             check_inter=check_inter,
         )
         try:
@@ -481,6 +493,13 @@ async def _kill_once(
     served: dict[str, float] = {}
     unserved = 0
     detail = []
+    holder_now = dict(
+        zip(
+            sorted(victims),
+            await red.mget([f"{REDIS_PREFIX}lease:{m}" for m in sorted(victims)]),
+            strict=True,
+        )
+    )
     for p in watched:
         if p.served_at is None:
             unserved += 1
@@ -489,7 +508,8 @@ async def _kill_once(
                 f"{p.name} {p.match} v{p.v} stored {stored.get(p.match or '')}: socket "
                 + ("open" if p.ws is not None else "closed")
                 + f", opened {p.opened_at - killed_at:+.2f} s from the kill, "
-                f"{p.reconnects} reconnects, pending {len(p.pending)}"
+                f"{p.reconnects} reconnects, pending {len(p.pending)}; lease now "
+                f"{holder_now.get(p.match or '')}"
             )
         elif p.match is not None:
             served[p.match] = min(served.get(p.match, 1e9), p.served_at - killed_at)
