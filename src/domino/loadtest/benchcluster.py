@@ -6,6 +6,8 @@ sees the machine as the others do):
 
 - ``single``: the embedded default, as ``domino bench server`` runs it — one
   process (:mod:`.serve`), SQLite in a temporary folder, no Redis, no HAProxy;
+- ``pg``: one real ``domino serve`` node on PostgreSQL without Redis behind HAProxy
+  (not a cluster: it tells the database's share from Redis's);
 - ``1``, ``2``, ``3`` …: that many real ``domino serve`` nodes (:class:`.cluster.Cluster`)
   on PostgreSQL (a table prefix of their own, dropped afterwards) and Redis, behind
   HAProxy with the repository's ``deploy/haproxy.cfg``. Redis is a private
@@ -156,12 +158,12 @@ class ClusterTarget(Target):
         self,
         n: int,
         pg_url: str,
-        redis_url: str,
+        redis_url: str | None,
         redis_pid: int | None,
         folder: Path,
         check_inter: str = "2s",
     ) -> None:
-        self.name = config_name(str(n))
+        self.name = config_name(str(n)) if redis_url else "pg"
         self.redis_url = redis_url
         self._redis_pid = redis_pid
         tag = os.urandom(3).hex()
@@ -184,7 +186,8 @@ class ClusterTarget(Target):
     def infra_pids(self) -> dict[str, list[int]]:
         h = self.cluster.haproxy
         out = {"haproxy": [h.pid] if h is not None and h.poll() is None else []}
-        out["redis"] = [self._redis_pid] if self._redis_pid else pids_named("redis-server")
+        if self.redis_url:
+            out["redis"] = [self._redis_pid] if self._redis_pid else pids_named("redis-server")
         return out
 
     def uses_postgres(self) -> bool:
@@ -200,7 +203,12 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "cluster",
         help="the server load over 1-3 nodes behind HAProxy, side by side with one process",
     )
-    p.add_argument("--configs", default="single,1,2,3", help="single and/or node counts")
+    p.add_argument(
+        "--configs",
+        default="single,1,2,3",
+        help="single (one process, SQLite), pg (one node on PostgreSQL, no Redis) and/or "
+        "node counts",
+    )
     p.add_argument("--steps", default="60,200", help="connected clients per step")
     p.add_argument("--rounds", type=int, default=1, help="repeats of every configuration")
     p.add_argument("--delay", type=float, default=1.0, help="seconds before each move")
@@ -235,8 +243,8 @@ def parse_configs(text: str) -> list[str]:
     for item in (x.strip() for x in text.split(",")):
         if not item:
             continue
-        if item != "single" and not (item.isdigit() and 1 <= int(item) <= 9):
-            raise ValueError(f"a configuration is 'single' or a node count 1-9, not {item!r}")
+        if item not in ("single", "pg") and not (item.isdigit() and 1 <= int(item) <= 9):
+            raise ValueError(f"a configuration is 'single', 'pg' or a node count 1-9, not {item!r}")
         out.append(item)
     if not out:
         raise ValueError("no configuration given")
@@ -278,7 +286,7 @@ async def bench(args: argparse.Namespace, configs: list[str], steps: list[int]) 
         redis: PrivateRedis | None = None
         redis_url = args.redis
         try:
-            if redis_url is None and any(c != "single" for c in configs):
+            if redis_url is None and any(c not in ("single", "pg") for c in configs):
                 redis = PrivateRedis(Path(tmp) / "redis")
                 await asyncio.to_thread(redis.start)
                 redis_url = redis.url
@@ -310,7 +318,10 @@ def _make_target(
 ) -> Target:
     if config == "single":
         return SingleTarget(folder)
-    assert db is not None and redis_url is not None
+    assert db is not None
+    if config == "pg":
+        return ClusterTarget(1, db, None, None, folder, check_inter)
+    assert redis_url is not None
     return ClusterTarget(
         int(config), db, redis_url, redis.pid if redis else None, folder, check_inter
     )
@@ -435,7 +446,7 @@ async def measure(loaders: list[Loader], target: Target, window: float, rnd: int
 
 def config_name(config: str) -> str:
     """``single`` → ``single``, ``2`` → ``2 nodes``."""
-    if config == "single":
+    if config in ("single", "pg"):
         return config
     return f"{config} node{'s' if int(config) > 1 else ''}"
 
