@@ -66,3 +66,16 @@ def test_sigterm_drains_for_the_grace_and_a_second_sigterm_stops_at_once(
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+def test_the_signin_budget_option_is_burst_and_rate() -> None:
+    import argparse
+
+    import pytest
+
+    from domino.cli.serve import signin_budget
+
+    assert signin_budget("50,2") == (50.0, 2.0)
+    for bad in ("50", "a,b", "0,1", "10,-1"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            signin_budget(bad)
