@@ -5,6 +5,7 @@ On SQLite, so it runs everywhere; tests/cluster runs the same behind HAProxy.
 
 from __future__ import annotations
 
+import argparse
 import signal
 import subprocess
 import sys
@@ -13,7 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
+from domino.cli.serve import signin_budget
 from domino.server.run import free_port
 
 #: Bound of every wait (seconds); the waits poll, nothing sleeps a fixed while.
@@ -69,12 +72,6 @@ def test_sigterm_drains_for_the_grace_and_a_second_sigterm_stops_at_once(
 
 
 def test_the_signin_budget_option_is_burst_and_rate() -> None:
-    import argparse
-
-    import pytest
-
-    from domino.cli.serve import signin_budget
-
     assert signin_budget("50,2") == (50.0, 2.0)
     for bad in ("50", "a,b", "0,1", "10,-1"):
         with pytest.raises(argparse.ArgumentTypeError):

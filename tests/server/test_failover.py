@@ -251,6 +251,8 @@ def test_a_player_back_before_the_takeover_gets_the_new_owners_snapshot(
     her present, which sends her the snapshot: she is served without asking again."""
     a = node(tmp_path, prefix, "a")
     b = node(tmp_path, prefix, "b")
+    # Started before the match exists, like b: its first sweep (at start) finds nothing.
+    c = node(tmp_path, prefix, "c")
     try:
         anna, st = match_on(a)
         mid = st["match_id"]
@@ -271,18 +273,15 @@ def test_a_player_back_before_the_takeover_gets_the_new_owners_snapshot(
 
         # Node b dies too; her socket stays on b. Node c takes the match over: its log
         # says she is connected already (nothing changes), so c sends her the snapshot.
-        c = node(tmp_path, prefix, "c")
-        try:
-            crash(b, mid)
-            b.settle()
-            again.drain()
-            assert sweep(c) == [mid]
-            c.settle()
-            fresh = recv_within(again, lambda m: m["type"] == "state")
-            assert fresh["match_id"] == mid and fresh["view"]["hand"] == hand
-            assert fresh["v"] == last["v"]  # nothing new stored: a snapshot
-        finally:
-            c.close()
+        crash(b, mid)
+        b.settle()
+        again.drain()
+        assert sweep(c) == [mid]
+        c.settle()
+        fresh = recv_within(again, lambda m: m["type"] == "state")
+        assert fresh["match_id"] == mid and fresh["view"]["hand"] == hand
+        assert fresh["v"] == last["v"]  # nothing new stored: a snapshot
     finally:
         a.close()
         b.close()
+        c.close()
