@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
+import redis
 
 from domino.server.db import Database
 
@@ -42,6 +43,14 @@ def prefix() -> Iterator[str]:
             await db.close()
 
     asyncio.run(drop())
+    # The nodes' Redis keys under the prefix (seats, presence, leases) go too.
+    r = redis.Redis.from_url(str(REDIS_URL))
+    try:
+        keys = list(r.scan_iter(match=f"{name}:*", count=1000))
+        if keys:
+            r.delete(*keys)
+    finally:
+        r.close()
 
 
 def node(tmp_path: Path, prefix: str, name: str) -> Harness:
