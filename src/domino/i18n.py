@@ -55,6 +55,16 @@ _DE: dict[str, str] = {
     "db_upgraded": "Datenbank auf Revision {revision} (neueste: {head}).",
     "db_current": "Datenbank auf Revision {revision} (neueste: {head}).",
     "db_current_none": "Die Datenbank hat keine Versionstabelle (neueste Revision: {head}).",
+    "db_missing": (
+        "Die Datenbank „{name}“ gibt es auf {server} nicht. Lege sie an (createdb {name}) "
+        "oder prüfe --db."
+    ),
+    "db_unreachable": "Die Datenbank {url} ist nicht erreichbar ({reason}). Prüfe --db.",
+    "db_refused": "Die Datenbank {url} lehnt die Verbindung ab ({reason}). Prüfe --db.",
+    "redis_unreachable": "Redis unter {url} ist nicht erreichbar ({reason}). Prüfe --redis.",
+    "reason_refused": "Verbindung abgelehnt: dort lauscht niemand",
+    "reason_unknown_host": "Rechnername unbekannt",
+    "reason_timeout": "keine Antwort",
     "auth_required": "Dafür musst du angemeldet sein.",
     "replaced_connection": "Du hast dich in einem anderen Fenster angemeldet.",
     "lang_not_found": "Für diese Sprache gibt es keine Texte.",
@@ -88,6 +98,7 @@ _DE: dict[str, str] = {
     "lobby_not_open": "Diese Lobby nimmt keine Spieler mehr auf.",
     "not_in_lobby": "Du bist in keiner Lobby.",
     "already_in_lobby": "Du bist schon in einer Lobby. Verlasse sie zuerst.",
+    "lobby_busy": "Die Lobby wird gerade von vielen geändert. Versuch es gleich noch einmal.",
     "not_host": "Das darf nur der Gastgeber.",
     "bad_seat": "Diesen Platz gibt es nicht.",
     "seat_taken": "Dieser Platz ist schon besetzt.",
@@ -391,6 +402,16 @@ _EN: dict[str, str] = {
     "db_upgraded": "Database at revision {revision} (newest: {head}).",
     "db_current": "Database at revision {revision} (newest: {head}).",
     "db_current_none": "The database has no version table (newest revision: {head}).",
+    "db_missing": (
+        "The database {name} does not exist on {server}. Create it (createdb {name}) "
+        "or check --db."
+    ),
+    "db_unreachable": "The database {url} cannot be reached ({reason}). Check --db.",
+    "db_refused": "The database {url} refuses the connection ({reason}). Check --db.",
+    "redis_unreachable": "Redis at {url} cannot be reached ({reason}). Check --redis.",
+    "reason_refused": "connection refused: nothing listens there",
+    "reason_unknown_host": "unknown host name",
+    "reason_timeout": "no answer",
     "auth_required": "You need to be signed in for that.",
     "replaced_connection": "You signed in from another window.",
     "lang_not_found": "There are no texts for this language.",
@@ -421,6 +442,7 @@ _EN: dict[str, str] = {
     "lobby_not_open": "This lobby takes no more players.",
     "not_in_lobby": "You are not in a lobby.",
     "already_in_lobby": "You are already in a lobby. Leave it first.",
+    "lobby_busy": "Many people are changing this lobby right now. Please try again.",
     "not_host": "Only the host may do that.",
     "bad_seat": "There is no such seat.",
     "seat_taken": "This seat is already taken.",

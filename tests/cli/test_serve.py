@@ -1,4 +1,5 @@
-"""``domino serve`` as a process: SIGTERM drains for --drain-grace, a second one ends it.
+"""``domino serve`` as a process: SIGTERM drains for --drain-grace, a second one ends it;
+a database or Redis it cannot use stops it at once with one clear line.
 
 On SQLite, so it runs everywhere; tests/cluster runs the same behind HAProxy.
 """
@@ -6,6 +7,8 @@ On SQLite, so it runs everywhere; tests/cluster runs the same behind HAProxy.
 from __future__ import annotations
 
 import argparse
+import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -15,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy.engine import make_url
 
 from domino.cli.serve import signin_budget
 from domino.server.run import free_port
@@ -69,6 +73,61 @@ def test_sigterm_drains_for_the_grace_and_a_second_sigterm_stops_at_once(
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+def refused(tmp_path: Path, *args: str) -> str:
+    """Run ``domino serve`` with ``args``; it must stop at once with code 2 and one line on
+    stderr (no traceback), which is returned."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "domino.cli", "serve", "--port", str(port)]
+    cmd += ["--data", str(tmp_path), "--node", "solo", *args]
+    done = subprocess.run(cmd, capture_output=True, timeout=LIMIT, check=False)
+    err = done.stderr.decode()
+    assert done.returncode == 2, (done.returncode, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert health(port) is None  # it never served
+    return err.strip()
+
+
+def test_a_database_that_does_not_exist_is_named_in_one_line(tmp_path: Path) -> None:
+    pg = os.environ.get("DOMINO_TEST_POSTGRES")
+    if not pg:
+        pytest.skip("needs PostgreSQL: set DOMINO_TEST_POSTGRES (.ci/run does)")
+    name = f"nonexistent_{secrets.token_hex(4)}"
+    url = make_url(pg).set(database=name).render_as_string(hide_password=False)
+    line = refused(tmp_path, "--db", url)
+    assert line.startswith(f"Die Datenbank „{name}“ gibt es auf ") and f"createdb {name}" in line
+
+
+def test_a_database_nobody_listens_for_is_unreachable(tmp_path: Path) -> None:
+    url = f"postgresql+asyncpg://postgres:geheim@127.0.0.1:{free_port()}/test"
+    line = refused(tmp_path, "--db", url)
+    shown = url.replace(":geheim@", ":***@")
+    assert line == (
+        f"Die Datenbank {shown} ist nicht erreichbar "
+        "(Verbindung abgelehnt: dort lauscht niemand). Prüfe --db."
+    )
+
+
+def test_a_database_host_that_does_not_exist_is_unreachable(tmp_path: Path) -> None:
+    # .invalid never resolves (RFC 2606).
+    url = "postgresql+asyncpg://postgres@domino-test.invalid:5432/test"
+    line = refused(tmp_path, "--db", url)
+    assert line == f"Die Datenbank {url} ist nicht erreichbar (Rechnername unbekannt). Prüfe --db."
+
+
+def test_a_redis_nobody_listens_for_is_unreachable(tmp_path: Path) -> None:
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    line = refused(tmp_path, "--redis", url)
+    assert line == (
+        f"Redis unter {url} ist nicht erreichbar "
+        "(Verbindung abgelehnt: dort lauscht niemand). Prüfe --redis."
+    )
+
+
+def test_a_redis_url_that_is_not_one_is_named(tmp_path: Path) -> None:
+    line = refused(tmp_path, "--redis", "http://127.0.0.1:6379")
+    assert line.startswith("Redis unter http://127.0.0.1:6379 ist nicht erreichbar (")
 
 
 def test_the_signin_budget_option_is_burst_and_rate() -> None:

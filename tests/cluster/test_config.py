@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -44,3 +45,33 @@ def test_haproxy_accepts_the_repository_config_and_the_rendered_one(tmp_path: Pa
             [binary, "-c", "-f", str(cfg)], env=env, capture_output=True, check=False
         )
         assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+
+
+def test_a_cluster_keeps_its_redis_keys_under_its_own_prefix_and_deletes_them(
+    tmp_path: Path,
+) -> None:
+    """Runs share the machine's Redis: each cluster's nodes get a key prefix of its own, and
+    closing the cluster deletes those keys and no others (nothing is started here)."""
+    url = os.environ.get("DOMINO_TEST_REDIS")
+    if not url:
+        pytest.skip("needs Redis: set DOMINO_TEST_REDIS (.ci/run does)")
+    import redis
+
+    cluster = Cluster("postgresql+asyncpg://unused/db", 2, redis_url=url, folder=tmp_path)
+    cmd = cluster.command(1)
+    assert cmd[cmd.index("--redis-prefix") + 1] == cluster.redis_prefix
+    assert cluster.redis_prefix.startswith(cluster.prefix)
+    other = Cluster("postgresql+asyncpg://unused/db", 2, redis_url=url, folder=tmp_path)
+    assert other.redis_prefix != cluster.redis_prefix
+    client = redis.Redis.from_url(url, decode_responses=True)
+    try:
+        for c in (cluster, other):
+            client.set(f"{c.redis_prefix}lease:m1", "node1", px=60_000)
+            client.hset(f"{c.redis_prefix}seats", "p1", "m1 0")
+        cluster.close()
+        assert list(client.scan_iter(match=f"{cluster.redis_prefix}*")) == []
+        assert client.hget(f"{other.redis_prefix}seats", "p1") == "m1 0"
+        other.close()
+        assert list(client.scan_iter(match=f"{other.redis_prefix}*")) == []
+    finally:
+        client.close()

@@ -22,6 +22,7 @@ import redis
 from domino.server.db import Database
 
 from .harness import Client, Harness, answered, lobby_with_bots, start
+from .redis_keys import forget
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
 REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
@@ -34,6 +35,7 @@ def prefix() -> Iterator[str]:
         pytest.skip(NEEDS)
     name = f"fo{secrets.token_hex(3)}_"
     yield name
+    forget(str(REDIS_URL), redis_prefix(name))
     db = Database(str(PG_URL), name)
 
     async def drop() -> None:
@@ -53,6 +55,11 @@ def prefix() -> Iterator[str]:
         r.close()
 
 
+def redis_prefix(prefix: str) -> str:
+    """The nodes' Redis keys (deleted when the test ends) for a table prefix."""
+    return f"{prefix}:"
+
+
 def node(tmp_path: Path, prefix: str, name: str) -> Harness:
     return Harness(
         tmp_path / name,
@@ -60,7 +67,7 @@ def node(tmp_path: Path, prefix: str, name: str) -> Harness:
         table_prefix=prefix,
         migrate=True,
         redis_url=REDIS_URL,
-        redis_prefix=f"{prefix}:",
+        redis_prefix=redis_prefix(prefix),
         node=name,
         lease_ttl=30.0,  # never expires by itself here: the tests end leases themselves
         sweep_every=3600.0,  # the sweeps that matter are called by the tests

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 from domino.server.lease import Leases
+
+from .redis_keys import forget
 
 REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
 NO_REDIS = "no Redis: set DOMINO_TEST_REDIS=redis://127.0.0.1:6379/0 (.ci/run does)"
@@ -34,8 +36,11 @@ async def redis() -> AsyncIterator[object]:
 
 
 @pytest.fixture
-def prefix() -> str:
-    return f"test-{secrets.token_hex(4)}:"
+def prefix() -> Iterator[str]:
+    name = f"test-{secrets.token_hex(4)}:"
+    yield name
+    if REDIS_URL:
+        forget(REDIS_URL, name)
 
 
 async def test_one_holder_at_a_time_and_renewal_keeps_it(redis: object, prefix: str) -> None:

@@ -112,6 +112,14 @@ async def test_a_differing_make_tables_is_noticed(empty: Database) -> None:
     assert change[3].name == "extra"
 
 
+#: A lobby document as the server stored it before revision 0003: Anna seated, Ben watching.
+OLD_LOBBY = (
+    '{"code": "OPEN2222", "host": "p1", "rules": {}, "seats": [{"kind": "human",'
+    ' "name": "Anna", "player": "p1", "level": null}, null], "watchers": [["p2", "Ben"]],'
+    ' "status": "open", "match": null, "created_at": 1.0}'
+)
+
+
 def old_create_all(conn: Connection, prefix: str) -> None:
     """The schema as the server's start-up ``create_all`` made it before migrations:
     today's tables without what revisions after the baseline added."""
@@ -119,6 +127,8 @@ def old_create_all(conn: Connection, prefix: str) -> None:
     tables.meta.create_all(conn)
     for column in ("fence", "owner"):
         conn.execute(sa.text(f'ALTER TABLE "{tables.matches.name}" DROP COLUMN {column}'))
+    conn.execute(sa.text(f'ALTER TABLE "{tables.lobbies.name}" DROP COLUMN version'))
+    tables.members.drop(conn)
 
 
 async def test_a_database_made_by_create_all_is_stamped_as_the_baseline(empty: Database) -> None:
@@ -130,12 +140,28 @@ async def test_a_database_made_by_create_all_is_stamped_as_the_baseline(empty: D
                 " VALUES ('m1', 'running', '{}', '[]', 's', 1.0)"
             )
         )
+        # Two lobbies as the old server stored them: one open, one closed.
+        for code, status, doc in (
+            ("OPEN2222", "open", OLD_LOBBY),
+            ("GONE3333", "closed", OLD_LOBBY.replace("p2", "p3")),
+        ):
+            await conn.execute(
+                sa.text(
+                    f'INSERT INTO "{empty.prefix}lobbies" (code, status, data, updated_at)'
+                    " VALUES (:code, :status, :data, 1.0)"
+                ),
+                {"code": code, "status": status, "data": doc},
+            )
     assert await empty.revision() is None
     assert await empty.migrate() == head()
     async with empty.engine.connect() as conn:
         assert await conn.run_sync(differences, empty.prefix) == []
         row = (await conn.execute(sa.select(empty.t.matches))).one()
     assert (row.id, row.fence, row.owner) == ("m1", 0, None)  # kept, with the new defaults
+    # The open lobby's members were copied into lobby_members; the closed one's were not.
+    assert await empty.lobby_of("p1") == "OPEN2222" and await empty.lobby_of("p2") == "OPEN2222"
+    assert await empty.lobby_of("p3") is None
+    assert (await empty.lobby_row("OPEN2222")).version == 0  # type: ignore[union-attr]
 
 
 async def test_a_database_with_only_some_tables_is_left_alone(empty: Database) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -18,6 +18,8 @@ import pytest
 from domino.server.conn import Conn
 from domino.server.doors import InProcessRouter
 from domino.server.redisrouter import RedisRouter
+
+from .redis_keys import forget
 
 REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
 NO_REDIS = "no Redis: set DOMINO_TEST_REDIS=redis://127.0.0.1:6379/0 (.ci/run does)"
@@ -35,8 +37,11 @@ class FakeConn(Conn):
 
 
 @pytest.fixture
-def prefix() -> str:
-    return f"test-{secrets.token_hex(4)}:"
+def prefix() -> Iterator[str]:
+    name = f"test-{secrets.token_hex(4)}:"
+    yield name
+    if REDIS_URL:
+        forget(REDIS_URL, name)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from domino.server.benchdb import bench
-from domino.server.db import Database, NameTaken, StaleFence
+from domino.server.db import Database, InOtherLobby, LobbyConflict, NameTaken, StaleFence
 
 from .harness import harness, latest_state, lobby_with_bots, play_out, start
 
@@ -66,12 +66,43 @@ async def test_profiles_tokens_and_unique_account_names(db: Database) -> None:
     assert (await db.account("anna") or {}).get("id") == "p1"
 
 
-async def test_lobbies_are_upserted_and_closed_ones_not_loaded(db: Database) -> None:
-    await db.save_lobby("AAAA2222", "open", {"code": "AAAA2222", "n": 1}, 1.0)
-    await db.save_lobby("AAAA2222", "open", {"code": "AAAA2222", "n": 2}, 2.0)
+async def test_lobbies_are_versioned_and_closed_ones_not_loaded(db: Database) -> None:
+    v = await db.save_lobby("AAAA2222", "open", {"code": "AAAA2222", "n": 1}, 1.0)
+    v = await db.save_lobby("AAAA2222", "open", {"code": "AAAA2222", "n": 2}, 2.0, v)
+    assert v == 2
     await db.save_lobby("BBBB3333", "closed", {"code": "BBBB3333"}, 2.0)
     assert await db.live_lobbies() == [{"code": "AAAA2222", "n": 2}]
+    row = await db.lobby_row("AAAA2222")
+    assert row is not None and row.version == 2 and row.doc["n"] == 2
     assert await db.lobby_exists("BBBB3333") and not await db.lobby_exists("CCCC4444")
+    assert await db.lobby_row("BBBB3333") is None
+
+
+async def test_a_lobby_change_from_an_old_version_is_refused(db: Database) -> None:
+    v = await db.save_lobby("AAAA2222", "open", {"n": 1}, 1.0)
+    await db.save_lobby("AAAA2222", "open", {"n": 2}, 2.0, v)
+    with pytest.raises(LobbyConflict):  # another node changed it since version 1
+        await db.save_lobby("AAAA2222", "open", {"n": 3}, 3.0, v)
+    with pytest.raises(LobbyConflict):  # the code exists already
+        await db.save_lobby("AAAA2222", "open", {"n": 4}, 3.0)
+    assert await db.lobby_doc("AAAA2222") == {"n": 2}
+
+
+async def test_nobody_is_in_two_lobbies(db: Database) -> None:
+    v = await db.save_lobby("AAAA2222", "open", {"n": 1}, 1.0, joined=["p1"])
+    w = await db.save_lobby("BBBB3333", "open", {"n": 1}, 1.0, joined=["p2"])
+    with pytest.raises(InOtherLobby) as err:
+        await db.save_lobby("BBBB3333", "open", {"n": 2}, 2.0, w, joined=["p1"])
+    assert err.value.pid == "p1"
+    assert (await db.lobby_row("BBBB3333")).version == w  # type: ignore[union-attr]
+    assert await db.lobby_of("p1") == "AAAA2222"
+    v = await db.save_lobby("AAAA2222", "open", {"n": 2}, 2.0, v, left=["p1"])
+    assert await db.lobby_of("p1") is None
+    await db.save_lobby("BBBB3333", "open", {"n": 2}, 2.0, w, joined=["p1"])
+    assert await db.lobby_of("p1") == "BBBB3333"
+    # A closed lobby keeps no members.
+    await db.save_lobby("BBBB3333", "closed", {"n": 3}, 3.0, w + 1)
+    assert await db.lobby_of("p1") is None and await db.lobby_of("p2") is None
 
 
 async def test_the_match_log_is_append_only_and_replayable(db: Database) -> None:

@@ -125,6 +125,7 @@ def _evidence(b: object, name: str) -> None:
                         ends: [...document.querySelectorAll('.end')].map((b) => b.className),
                         text: document.body.innerText,
                         trace: window.__dominoTrace || [],
+                        net: window.__dominoNet || [],
                     })"""
                 )
                 errors = getattr(page, "js_errors", [])

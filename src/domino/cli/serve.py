@@ -29,6 +29,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="Redis URL (redis://127.0.0.1:6379/0): run as one node of a cluster (docs/deploy.md)",
     )
     p.add_argument(
+        "--redis-prefix",
+        default="domino:",
+        metavar="PREFIX",
+        help="prefix of this cluster's Redis keys and channels (default domino:; clusters "
+        "sharing one Redis, such as test runs, need one each)",
+    )
+    p.add_argument(
         "--origins",
         default=None,
         help="comma-separated WebSocket Origin allowlist (default: the server's own address)",
@@ -148,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
         data_dir=Path(args.data),
         db_url=args.db,
         redis_url=args.redis,
+        redis_prefix=args.redis_prefix,
         table_prefix=args.table_prefix,
         origins=origins,
         public_url=args.public_url,
@@ -164,7 +172,9 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_format, args.log_level, node)
     try:
         asyncio.run(prepare_database(settings))
-    except (NotMigrated, PartialSchema) as exc:
+        if settings.redis_url:
+            asyncio.run(check_redis(settings.redis_url))
+    except (NotMigrated, PartialSchema, Unreachable) as exc:
         print(exc, file=sys.stderr, flush=True)
         return 2
     app = create_app(settings)
@@ -177,9 +187,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+class Unreachable(Exception):
+    """The database or Redis a node was given cannot be used; ``str()`` is the one German
+    line the operator reads (the traceback would say nothing more that helps)."""
+
+
+#: Seconds a start-up check of Redis waits for an answer.
+REDIS_TIMEOUT = 5.0
+
+
 async def prepare_database(settings: Settings) -> str:
     """Before serving: migrate the database (SQLite, see ``Settings.migrates``) or check
-    that it is migrated (:class:`domino.server.schema.NotMigrated` if not); the revision."""
+    that it is migrated (:class:`domino.server.schema.NotMigrated` if not); the revision.
+    A database that cannot be reached, or does not exist, is :class:`Unreachable`."""
+    from sqlalchemy.exc import DBAPIError
+
     from domino.server.db import Database
 
     if settings.db_url is None:
@@ -187,5 +209,93 @@ async def prepare_database(settings: Settings) -> str:
     db = Database(settings.database_url, settings.table_prefix)
     try:
         return await db.prepare(settings.migrates, settings.upgrade_command)
+    except (OSError, TimeoutError, DBAPIError) as exc:
+        raise Unreachable(database_problem(settings.database_url, exc)) from exc
     finally:
         await db.close()
+
+
+def database_problem(url: str, exc: BaseException) -> str:
+    """The operator's sentence for a database that ``url`` names but that cannot be used."""
+    from sqlalchemy.engine import make_url
+
+    from domino.i18n import t
+
+    parsed = make_url(url)
+    shown = parsed.render_as_string(hide_password=True)
+    if any(type(e).__name__ == "InvalidCatalogNameError" for e in causes(exc)):
+        server = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+        return t("db_missing", name=parsed.database or "", server=server)
+    reason = os_reason(exc)
+    if reason is not None:
+        return t("db_unreachable", url=shown, reason=reason)
+    driver = [e for e in causes(exc) if type(e).__module__.startswith("asyncpg")]
+    return t("db_refused", url=shown, reason=one_line(driver[-1] if driver else exc))
+
+
+async def check_redis(url: str) -> None:
+    """Before serving as a node of a cluster: Redis at ``url`` answers a PING, else
+    :class:`Unreachable`. (Redis going away later is the node's to live with.)"""
+    import redis.asyncio as aioredis
+    from redis.exceptions import RedisError
+
+    from domino.i18n import t
+
+    try:
+        client = aioredis.from_url(
+            url, socket_connect_timeout=REDIS_TIMEOUT, socket_timeout=REDIS_TIMEOUT
+        )
+    except ValueError as exc:  # not a Redis URL
+        raise Unreachable(t("redis_unreachable", url=url, reason=one_line(exc))) from exc
+    try:
+        await client.ping()
+    except (OSError, TimeoutError, RedisError) as exc:
+        shown = hide_password(url)
+        reason = os_reason(exc) or one_line(exc)
+        raise Unreachable(t("redis_unreachable", url=shown, reason=reason)) from exc
+    finally:
+        await client.aclose()
+
+
+def causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what caused it, outermost first."""
+    chain: list[BaseException] = []
+    e: BaseException | None = exc
+    while e is not None and e not in chain:
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    return chain
+
+
+def os_reason(exc: BaseException) -> str | None:
+    """Why a connection failed, in words, when the operating system said it."""
+    from domino.i18n import t
+
+    for e in causes(exc):
+        if isinstance(e, ConnectionRefusedError):
+            return t("reason_refused")
+        if isinstance(e, socket.gaierror):
+            return t("reason_unknown_host")
+        if isinstance(e, TimeoutError):
+            return t("reason_timeout")
+    for e in causes(exc):
+        if isinstance(e, OSError):
+            return one_line(e)
+    return None
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's own text on one line (SQLAlchemy adds a second one with a link)."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def hide_password(url: str) -> str:
+    """``url`` with a password in it replaced by ``***``."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))

@@ -56,8 +56,6 @@ TARGET_S = 5.0
 BROWSER_FIRST, BROWSER_MAX = 0.3, 8.0
 #: Polling period of the waits (seconds).
 POLL = 0.02
-#: The cluster's Redis key prefix (Settings.redis_prefix's default).
-REDIS_PREFIX = "domino:"
 
 
 class Probe(Player):
@@ -469,7 +467,8 @@ async def _kill_once(
     mids = sorted({p.match for p in playing if p.match is not None})
     if not mids:
         return None
-    holders = await red.mget([f"{REDIS_PREFIX}lease:{m}" for m in mids])
+    prefix = cluster.redis_prefix
+    holders = await red.mget([f"{prefix}lease:{m}" for m in mids])
     held: dict[int, list[str]] = {}
     for mid, holder in zip(mids, holders, strict=True):
         if holder in names:
@@ -496,7 +495,7 @@ async def _kill_once(
     holder_now = dict(
         zip(
             sorted(victims),
-            await red.mget([f"{REDIS_PREFIX}lease:{m}" for m in sorted(victims)]),
+            await red.mget([f"{prefix}lease:{m}" for m in sorted(victims)]),
             strict=True,
         )
     )

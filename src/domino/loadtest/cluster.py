@@ -156,6 +156,11 @@ class Cluster:
         self.haproxy: subprocess.Popen[bytes] | None = None
         self.migrated = False
 
+    @property
+    def redis_prefix(self) -> str:
+        """The cluster's Redis keys and channels (its own: runs may share one Redis)."""
+        return f"{self.prefix}:"
+
     # -- addresses ---------------------------------------------------------------------------
     @property
     def url(self) -> str:
@@ -226,7 +231,7 @@ class Cluster:
         cmd += ["--forwarded-allow-ips", "127.0.0.1"]
         cmd += ["--drain-grace", str(self.drain_grace), "--data", str(self.dir / node.name)]
         if self.redis_url:
-            cmd += ["--redis", self.redis_url]
+            cmd += ["--redis", self.redis_url, "--redis-prefix", self.redis_prefix]
         cmd += self.extra
         if self.node_extra is not None:
             cmd += self.node_extra(k)
@@ -285,8 +290,24 @@ class Cluster:
         if self.migrated:
             asyncio.run(self._drop())
             self.migrated = False
+        if self.redis_url:
+            self._forget_keys()
         if self._own_folder:
             shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _forget_keys(self) -> None:
+        """Delete the cluster's Redis keys (seats, leases, the node list)."""
+        import redis
+
+        client = redis.Redis.from_url(self.redis_url or "")
+        try:
+            keys = list(client.scan_iter(match=f"{self.redis_prefix}*", count=500))
+            if keys:
+                client.delete(*keys)
+        except redis.RedisError as exc:  # Redis away at the end: say so, go on closing
+            print(f"cluster {self.prefix}: Redis keys left behind: {exc}", file=sys.stderr)
+        finally:
+            client.close()
 
     async def _drop(self) -> None:
         from domino.server.db import Database

@@ -63,9 +63,7 @@ class AddressLimit:
 
     def _prune(self) -> None:
         now = self.clock.now()
-        full = [
-            a for a, b in self.buckets.items() if b.tokens + (now - b.last) * b.rate >= b.burst
-        ]
+        full = [a for a, b in self.buckets.items() if b.tokens + (now - b.last) * b.rate >= b.burst]
         for a in full:
             del self.buckets[a]
         if len(self.buckets) >= PRUNE_AT:
@@ -206,12 +204,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/lobbies", response_model=p.LobbyListMsg)
     async def lobbies() -> p.LobbyListMsg:
         """Open lobbies and running matches."""
-        return service.lobby_list()
+        return await service.lobby_list()
 
     @app.get("/api/lobbies/{code}", response_model=p.LobbyOut)
     async def lobby(code: str) -> p.LobbyOut | JSONResponse:
         """One lobby by its code."""
-        out = service.lobby_out(code[:32])
+        out = await service.lobby_out(code[:32])
         return out if out is not None else _error("lobby_not_found", 404, code=code[:32])
 
     @app.get("/api/matches/{mid}", response_model=p.MatchOut)

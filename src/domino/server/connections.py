@@ -7,7 +7,7 @@ a socket's arrival and departure mean to the lobbies and the matches.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
 from . import protocol as p
@@ -29,13 +29,21 @@ class Online(Container[str]):
     (the largest share of the server's time while thousands connected).
     """
 
-    __slots__ = ("_conns",)
+    __slots__ = ("_anywhere", "_conns")
 
-    def __init__(self, conns: dict[str, set[Conn]]) -> None:
+    def __init__(
+        self, conns: dict[str, set[Conn]], anywhere: Callable[[str], bool] | None = None
+    ) -> None:
         self._conns = conns
+        # A cluster's router knows the profiles with sockets on the other nodes.
+        self._anywhere = anywhere
 
     def __contains__(self, pid: object) -> bool:
-        return isinstance(pid, str) and bool(self._conns.get(pid))
+        if not isinstance(pid, str):
+            return False
+        if self._anywhere is not None:
+            return self._anywhere(pid)
+        return bool(self._conns.get(pid))
 
 
 class Connections:
@@ -54,16 +62,11 @@ class Connections:
         row = await self.db.profile(conn.profile)
         assert row is not None
         seat = await self.matches.seat_anywhere(conn.profile)
+        code = await self.lobbies.lobby_of(conn.profile)
         # From here to the welcome nothing waits: no message can reach the socket before it.
         first = self.router.add_socket(conn)
-        conn.send(
-            p.WelcomeMsg(
-                profile=profile_out(row),
-                lobby=self.lobbies.member_of.get(conn.profile),
-                match=seat,
-            )
-        )
-        await self.lobbies.member_connected(conn, first)
+        conn.send(p.WelcomeMsg(profile=profile_out(row), lobby=code, match=seat))
+        await self.lobbies.member_connected(conn, first, code)
         await self.matches.seat_connected(conn)
 
     async def disconnect(self, conn: Conn) -> None:

@@ -32,11 +32,41 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from . import schema
 from .doors import StaleFence
 
-__all__ = ["Database", "NameTaken", "StaleFence", "StoredMatch", "Tables", "make_tables"]
+__all__ = [
+    "Database",
+    "InOtherLobby",
+    "LobbyConflict",
+    "NameTaken",
+    "StaleFence",
+    "StoredLobby",
+    "StoredMatch",
+    "Tables",
+    "make_tables",
+]
 
 
 class NameTaken(Exception):
     """An account with that name exists already."""
+
+
+class LobbyConflict(Exception):
+    """A lobby changed (or was created) since the version a change was made from."""
+
+
+class InOtherLobby(Exception):
+    """A profile that was to join a lobby is in another one."""
+
+    def __init__(self, pid: str) -> None:
+        super().__init__(f"profile {pid} is in another lobby")
+        self.pid = pid
+
+
+@dataclass(frozen=True)
+class StoredLobby:
+    """A lobby's stored document and the version it was read at."""
+
+    doc: dict[str, Any]
+    version: int
 
 
 @dataclass(frozen=True)
@@ -50,6 +80,7 @@ class Tables:
     matches: sa.Table
     log: sa.Table
     players: sa.Table
+    members: sa.Table
 
 
 def make_tables(prefix: str = "") -> Tables:
@@ -83,6 +114,17 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("status", sa.String(16), nullable=False, index=True),
         sa.Column("data", sa.Text, nullable=False),
         sa.Column("updated_at", sa.Float, nullable=False),
+        # Every stored change increments it; a change made from an older version is
+        # refused (optimistic concurrency: any node may change any lobby).
+        sa.Column("version", sa.Integer, nullable=False, server_default="0"),
+    )
+    # Who is in which lobby that is not closed: one row per profile, so no profile is
+    # ever in two lobbies, whichever nodes add it.
+    members = sa.Table(
+        f"{prefix}lobby_members",
+        meta,
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("code", sa.String(16), nullable=False, index=True),
     )
     matches = sa.Table(
         f"{prefix}matches",
@@ -120,7 +162,7 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("won", sa.Boolean, nullable=False),
         sa.Column("finished_at", sa.Float, nullable=False),
     )
-    return Tables(meta, profiles, tokens, lobbies, matches, log, players)
+    return Tables(meta, profiles, tokens, lobbies, matches, log, players, members)
 
 
 def _dumps(value: Any) -> str:
@@ -385,24 +427,74 @@ class Database:
             )
 
     # -- lobbies -------------------------------------------------------------------------
-    async def save_lobby(self, code: str, status: str, data: dict[str, Any], now: float) -> None:
-        """Insert or replace a lobby document."""
-        async with self._write() as conn:
-            await self._upsert_lobby(conn, code, status, data, now)
+    async def save_lobby(
+        self,
+        code: str,
+        status: str,
+        data: dict[str, Any],
+        now: float,
+        version: int | None = None,
+        joined: Sequence[str] = (),
+        left: Sequence[str] = (),
+    ) -> int:
+        """Store a lobby's document over ``version`` (``None``: a new lobby) with its
+        members' changes; return the new version.
 
-    async def _upsert_lobby(
-        self, conn: AsyncConnection, code: str, status: str, data: dict[str, Any], now: float
-    ) -> None:
-        t = self.t.lobbies
-        done = await conn.execute(
-            t.update()
-            .where(t.c.code == code)
-            .values(status=status, data=_dumps(data), updated_at=now)
-        )
-        if done.rowcount == 0:
+        Raises :class:`LobbyConflict` when the stored version is another (somebody
+        changed the lobby meanwhile: read it again) and :class:`InOtherLobby` when a
+        profile of ``joined`` is in another lobby; nothing is written then.
+        """
+        try:
+            async with self._write() as conn:
+                return await self._put_lobby(conn, code, status, data, now, version, joined, left)
+        except IntegrityError:
+            # A race the reads in _put_lobby could not see: the same code created, or a
+            # profile of ``joined`` added to another lobby, by another node meanwhile.
+            if version is None:
+                raise LobbyConflict(code) from None
+            raise InOtherLobby(joined[0] if joined else "?") from None
+
+    async def _put_lobby(
+        self,
+        conn: AsyncConnection,
+        code: str,
+        status: str,
+        data: dict[str, Any],
+        now: float,
+        version: int | None,
+        joined: Sequence[str] = (),
+        left: Sequence[str] = (),
+    ) -> int:
+        t, m = self.t.lobbies, self.t.members
+        if version is None:
             await conn.execute(
-                t.insert().values(code=code, status=status, data=_dumps(data), updated_at=now)
+                t.insert().values(
+                    code=code, status=status, data=_dumps(data), updated_at=now, version=1
+                )
             )
+            new = 1
+        else:
+            done = await conn.execute(
+                t.update()
+                .where(t.c.code == code, t.c.version == version)
+                .values(status=status, data=_dumps(data), updated_at=now, version=version + 1)
+            )
+            if done.rowcount == 0:
+                raise LobbyConflict(code)
+            new = version + 1
+        if status == "closed":
+            await conn.execute(m.delete().where(m.c.code == code))
+            return new
+        if left:
+            await conn.execute(m.delete().where(m.c.code == code, m.c.profile_id.in_(left)))
+        if joined:
+            taken = (
+                await conn.execute(sa.select(m.c.profile_id).where(m.c.profile_id.in_(joined)))
+            ).first()
+            if taken is not None:
+                raise InOtherLobby(str(taken.profile_id))
+            await conn.execute(m.insert(), [{"profile_id": pid, "code": code} for pid in joined])
+        return new
 
     async def live_lobbies(self) -> list[dict[str, Any]]:
         """Every lobby that is not closed."""
@@ -411,16 +503,40 @@ class Database:
             rows = await conn.execute(sa.select(t.c.data).where(t.c.status != "closed"))
             return [json.loads(r.data) for r in rows]
 
-    async def lobby_doc(self, code: str) -> dict[str, Any] | None:
-        """A lobby's stored document that is not closed (``None``: unknown or closed)."""
+    async def open_lobbies(self, limit: int = 200) -> list[dict[str, Any]]:
+        """The documents of the open lobbies changed last (at most ``limit``)."""
+        t = self.t.lobbies
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(t.c.data)
+                .where(t.c.status == "open")
+                .order_by(t.c.updated_at.desc())
+                .limit(limit)
+            )
+            return [json.loads(r.data) for r in rows]
+
+    async def lobby_row(self, code: str) -> StoredLobby | None:
+        """A lobby that is not closed, with its version (``None``: unknown or closed)."""
         t = self.t.lobbies
         async with self.engine.connect() as conn:
             row = (
                 await conn.execute(
-                    sa.select(t.c.data).where(t.c.code == code, t.c.status != "closed")
+                    sa.select(t.c.data, t.c.version).where(t.c.code == code, t.c.status != "closed")
                 )
             ).first()
-            return None if row is None else dict(json.loads(row.data))
+        return None if row is None else StoredLobby(dict(json.loads(row.data)), int(row.version))
+
+    async def lobby_doc(self, code: str) -> dict[str, Any] | None:
+        """A lobby's stored document that is not closed (``None``: unknown or closed)."""
+        row = await self.lobby_row(code)
+        return None if row is None else row.doc
+
+    async def lobby_of(self, pid: str) -> str | None:
+        """The code of the lobby ``pid`` is in (not closed), or ``None``."""
+        m = self.t.members
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(m.c.code).where(m.c.profile_id == pid))).first()
+        return None if row is None else str(row.code)
 
     async def lobby_exists(self, code: str) -> bool:
         """Whether a code was ever used (codes are never reused)."""
@@ -439,17 +555,20 @@ class Database:
         seed: str,
         now: float,
         log: list[dict[str, Any]],
-        lobby_doc: tuple[str, dict[str, Any]] | None = None,
+        lobby_doc: tuple[str, dict[str, Any], int] | None = None,
     ) -> None:
         """Store a new match and the entries its table logged when it was made.
 
-        ``lobby_doc`` (status, document) stores the lobby's new state in the same
-        transaction: a kill between the two writes must never leave a running match
-        whose lobby is still open and startable (a second match for the same people).
+        ``lobby_doc`` (status, document, version read) stores the lobby's new state in
+        the same transaction: a kill between the two writes must never leave a running
+        match whose lobby is still open and startable (a second match for the same
+        people). Raises :class:`LobbyConflict` (nothing stored) when the lobby changed
+        since that version was read.
         """
         async with self._write() as conn:
             if lobby is not None and lobby_doc is not None:
-                await self._upsert_lobby(conn, lobby, *lobby_doc, now)
+                status, doc, version = lobby_doc
+                await self._put_lobby(conn, lobby, status, doc, now, version)
             await conn.execute(
                 self.t.matches.insert().values(
                     id=mid,
@@ -665,6 +784,28 @@ class Database:
         async with self.engine.connect() as conn:
             rows = await conn.execute(sa.select(m.c.id).where(m.c.status == "running"))
             return [r.id for r in rows]
+
+    async def running_summaries(self, limit: int = 200) -> list[dict[str, Any]]:
+        """The running matches started last (at most ``limit``): id, lobby, rules, seats
+        and start time, newest first (the lobby list of a cluster's node)."""
+        m = self.t.matches
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(m.c.id, m.c.lobby, m.c.rules, m.c.seats, m.c.started_at)
+                .where(m.c.status == "running")
+                .order_by(m.c.started_at.desc())
+                .limit(limit)
+            )
+            return [
+                {
+                    "id": r.id,
+                    "lobby": r.lobby,
+                    "rules": json.loads(r.rules),
+                    "seats": json.loads(r.seats),
+                    "started_at": r.started_at,
+                }
+                for r in rows
+            ]
 
     async def stored(self, mid: str) -> StoredMatch | None:
         """One running match with its log (``None``: unknown or finished)."""

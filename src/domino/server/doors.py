@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Set
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from .conn import Conn, encode
 
 
@@ -100,7 +102,7 @@ class Router(Protocol):
     publish each message on that audience's own channel only.
     """
 
-    def to_player(self, profile: str, msg: dict[str, Any]) -> None:
+    def to_player(self, profile: str, msg: dict[str, Any] | BaseModel) -> None:
         """Every socket of ``profile`` (a seat's player) gets ``msg``."""
         ...
 
@@ -125,7 +127,7 @@ class InProcessRouter:
         self.spectators: dict[str, set[Conn]] = {}
 
     # -- delivery ------------------------------------------------------------------------
-    def to_player(self, profile: str, msg: dict[str, Any]) -> None:
+    def to_player(self, profile: str, msg: dict[str, Any] | BaseModel) -> None:
         """Send to every socket of ``profile``."""
         _send(self.conns.get(profile), msg)
 
@@ -182,7 +184,7 @@ class InProcessRouter:
 _EMPTY: frozenset[Conn] = frozenset()
 
 
-def _send(targets: set[Conn] | None, msg: dict[str, Any]) -> None:
+def _send(targets: set[Conn] | None, msg: dict[str, Any] | BaseModel) -> None:
     if targets:
         text = encode(msg)
         for c in list(targets):

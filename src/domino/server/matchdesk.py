@@ -43,6 +43,22 @@ from .settings import Settings
 
 log = logging.getLogger("domino.server")
 
+#: Forget players' seats in the cluster's seat map (``{prefix}seats``: profile -> "match
+#: seat"), each only if it still names the match ``ARGV[1]``: another node may have
+#: published a player's seat in a new match since, and that one stays. One script, so
+#: nothing can come between the look and the delete. Returns how many seats went.
+UNSEAT = """
+local gone = 0
+local mine = ARGV[1] .. ' '
+for i = 2, #ARGV do
+  local seat = redis.call('HGET', KEYS[1], ARGV[i])
+  if seat and string.sub(seat, 1, #mine) == mine then
+    gone = gone + redis.call('HDEL', KEYS[1], ARGV[i])
+  end
+end
+return gone
+"""
+
 #: What the desk calls when a match of a lobby is over: (runner, players who left it).
 LobbyFree = Callable[[MatchRunner, set[str | None]], Awaitable[None]]
 
@@ -71,6 +87,7 @@ class MatchDesk:
         self.runners: dict[str, MatchRunner] = {}
         #: the cluster's leases (None: one process owns every match of its database)
         self.leases = leases
+        self._unseat = leases.redis.register_script(UNSEAT) if leases is not None else None
         self._takeover = takeover or (lambda: None)
         self._tasks: list[asyncio.Task[None]] = []
         self._remote_tasks: set[asyncio.Task[None]] = set()
@@ -207,7 +224,17 @@ class MatchDesk:
         task.add_done_callback(self._remote_tasks.discard)
 
     async def _remote(self, payload: dict[str, Any]) -> None:
-        """A command or a snapshot request from a socket on another node."""
+        """A command or a snapshot request from a socket on another node, or (``watch_lobby``)
+        a match started on another node that this node's sockets of a lobby member watch."""
+        if payload.get("kind") == "watch_lobby":
+            try:
+                mid, code = str(payload["match"]), str(payload["lobby"])
+                who = str(payload["profile"])
+            except KeyError:
+                log.warning("a malformed node message: %r", payload)
+                return
+            await self.watch_from_lobby(mid, code, who)
+            return
         try:
             mid, profile = str(payload["match"]), str(payload["profile"])
             conn: Any = RemoteConn(self.router, str(payload["node"]), int(payload["conn"]), profile)
@@ -264,14 +291,12 @@ class MatchDesk:
                 await self.leases.redis.hset(self._seats_key(), mapping=mapping)
 
     async def _unpublish_seats(self, runner: MatchRunner, pids: list[str]) -> None:
-        if not self.reaches_nodes or self.leases is None:
+        """Forget where ``pids`` sit in ``runner``'s match, in one step (:data:`UNSEAT`): a
+        seat a node has published for them in another match since stays."""
+        if not self.reaches_nodes or self._unseat is None or not pids:
             return
-        redis = self.leases.redis
-        with contextlib.suppress(Exception):
-            for pid in pids:
-                value = await redis.hget(self._seats_key(), pid)
-                if value is not None and str(value).split(" ")[0] == runner.id:
-                    await redis.hdel(self._seats_key(), pid)
+        with contextlib.suppress(Exception):  # Redis away: as for _publish_seats
+            await self._unseat(keys=[self._seats_key()], args=[runner.id, *pids])
 
     async def seat_anywhere(self, profile: str) -> p.SeatRef | None:
         """Where ``profile`` plays now, on this node or (a cluster) on any other."""
@@ -404,8 +429,22 @@ class MatchDesk:
         ]
         return min(times) if times else None
 
-    def running(self) -> list[p.RunningMatchOut]:
-        """The running matches for the lobby list, newest first."""
+    async def running(self) -> list[p.RunningMatchOut]:
+        """The running matches for the lobby list, newest first (a cluster's node reads
+        every node's from the database)."""
+        if self.reaches_nodes:
+            router: Any = self.router
+            return [
+                p.RunningMatchOut(
+                    match=row["id"],
+                    lobby=row["lobby"],
+                    rules=row["rules"],
+                    players=[s["name"] for s in row["seats"]],
+                    started_at=row["started_at"],
+                    spectators=await router.spectator_count(row["id"]),
+                )
+                for row in await self.db.running_summaries()
+            ]
         return [
             p.RunningMatchOut(
                 match=r.id,
@@ -420,9 +459,11 @@ class MatchDesk:
         ]
 
     # -- start -----------------------------------------------------------------------------
-    async def start(self, lobby: Lobby, announce: Callable[[Lobby], None]) -> None:
-        """Start the match of ``lobby`` (checked by the caller); ``announce`` sends the
-        lobby's new state to its members before the match's first messages."""
+    async def start(self, lobby: Lobby, version: int, announce: Callable[[Lobby], None]) -> None:
+        """Start the match of ``lobby`` (checked by the caller, read at ``version``);
+        ``announce`` sends the lobby's new state to its members before the match's first
+        messages. Raises :class:`~domino.server.db.LobbyConflict` (nothing started) when
+        the lobby changed since ``version``."""
         now = self.clock.now()
         mid = new_id("m")
         seed = self.settings.seeds() if self.settings.seeds else secrets.token_hex(16)
@@ -456,7 +497,7 @@ class MatchDesk:
                 seed,
                 now,
                 list(table.log),
-                lobby_doc=(lobby.status, lobby.to_dict()),
+                lobby_doc=(lobby.status, lobby.to_dict(), version),
             )
         except BaseException:
             lobby.status, lobby.match = before
@@ -482,17 +523,28 @@ class MatchDesk:
             if pid is not None:
                 self.seated[pid] = mid
         await self._publish_seats(runner)
-        offline = [pid is not None and not self.router.sockets_of(pid) for pid in runner.players]
         for m in lobby.members():
             seat = runner.seat_of(m)
+            if seat is not None:
+                # A player's sockets, on whichever nodes: the start, then the seat's view.
+                self.router.to_player(m, p.MatchStartedMsg(match=mid, lobby=lobby.code, seat=seat))
+                runner.send_snapshot(seat)
+                continue
             for c in list(self.router.sockets_of(m)):
-                c.send(p.MatchStartedMsg(match=mid, lobby=lobby.code, seat=seat))
-                if seat is None:
-                    self._watch(runner, c)
+                c.send(p.MatchStartedMsg(match=mid, lobby=lobby.code, seat=None))
+                self._watch(runner, c)
                 runner.snapshot_for(c)
-        # Humans who are not connected right now start as absent; their clock runs.
-        for seat, away in enumerate(offline):
-            if away:
+            if self.reaches_nodes:
+                # The watchers' sockets on other nodes: those nodes subscribe them.
+                router: Any = self.router
+                for node in router.nodes_of(m) - {self.node}:
+                    router.send_to_node(
+                        node,
+                        {"kind": "watch_lobby", "match": mid, "lobby": lobby.code, "profile": m},
+                    )
+        # Humans who are not connected anywhere start as absent; their clock runs.
+        for seat, pid in enumerate(runner.players):
+            if pid is not None:
                 await runner.sync_connected(seat)
         runner.start()
 
@@ -501,17 +553,37 @@ class MatchDesk:
         self.router.watch(runner.id, conn)
         conn.watching.add(runner.id)
 
-    def watch_from_lobby(self, mid: str | None, lobby: str, profile: str) -> None:
+    async def watch_from_lobby(self, mid: str | None, lobby: str, profile: str) -> None:
         """Someone in a lobby whose match runs, without a seat in it, watches it: the
-        same as the watchers at the start (match_started with seat null, then a state)."""
-        runner = self.runners.get(mid) if mid else None
-        if runner is None or runner.broken or runner.seat_of(profile) is not None:
+        same as the watchers at the start (match_started with seat null, then a state).
+        In a cluster the match may run on another node: this node's sockets of the
+        profile hear its spectators' channel, and the owner sends each a snapshot."""
+        if mid is None:
             return
-        for c in list(self.router.sockets_of(profile)):
-            if runner.id not in c.watching:
-                c.send(p.MatchStartedMsg(match=runner.id, lobby=lobby, seat=None))
-                self._watch(runner, c)
-                runner.snapshot_for(c)
+        runner = self.runners.get(mid)
+        if runner is not None and not runner.moved:
+            if runner.broken or runner.seat_of(profile) is not None:
+                return
+            for c in list(self.router.sockets_of(profile)):
+                if runner.id not in c.watching:
+                    c.send(p.MatchStartedMsg(match=runner.id, lobby=lobby, seat=None))
+                    self._watch(runner, c)
+                    runner.snapshot_for(c)
+            return
+        if not self.reaches_nodes:
+            return
+        conns = [c for c in self.router.sockets_of(profile) if mid not in c.watching]
+        if not conns:
+            return
+        where = await self.seat_anywhere(profile)
+        owner = await self._owner(mid)
+        if owner is None or (where is not None and where.match == mid):
+            return
+        for c in conns:
+            c.send(p.MatchStartedMsg(match=mid, lobby=lobby, seat=None))
+            self.router.watch(mid, c)
+            c.watching.add(mid)
+            self._send_to(owner, "snapshot", c, mid)
 
     async def watching(self, conn: Conn, msg: p.Watch | p.Unwatch | p.Sync) -> None:
         """``watch``, ``unwatch`` and ``sync`` of a match."""

@@ -55,6 +55,7 @@ from collections.abc import Callable, Set
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 
 from . import resp
 from .conn import Conn, encode
@@ -201,6 +202,7 @@ class RedisRouter:
         if clean and self._tasks:
             self._beat_paused = True  # the heartbeat must not write our key back
             self._enqueue(("cmd", "DEL", self._key("profiles", self.node)))
+            self._enqueue(("cmd", "DEL", self._key("watchers", self.node)))
             self._enqueue(("cmd", "DEL", self._key("alive", self.node)))
             self._publish(self._presence_ch, "!")
             with contextlib.suppress(TimeoutError):
@@ -239,7 +241,7 @@ class RedisRouter:
         return f"{self.prefix}{kind}:{name}"
 
     # -- delivery ----------------------------------------------------------------------
-    def to_player(self, profile: str, msg: dict[str, Any]) -> None:
+    def to_player(self, profile: str, msg: dict[str, Any] | BaseModel) -> None:
         """Every socket of ``profile`` on every node gets ``msg`` (published on that
         player's channel only, and only while another node has a socket of it)."""
         conns = self.conns.get(profile)
@@ -331,18 +333,47 @@ class RedisRouter:
     def watch(self, match_id: str, conn: Conn) -> None:
         """``conn`` hears the spectators' messages of ``match_id``."""
         watchers = self.spectators.setdefault(match_id, set())
+        if conn in watchers:
+            return
         watchers.add(conn)
         if len(watchers) == 1:
             self._want(self._ch("spectators", match_id), "spectators", match_id)
+        self._count_watchers(match_id)
 
     def unwatch(self, match_id: str, conn: Conn) -> None:
         """``conn`` stops hearing them."""
         watchers = self.spectators.get(match_id)
-        if watchers is not None:
+        if watchers is not None and conn in watchers:
             watchers.discard(conn)
             if not watchers:
                 del self.spectators[match_id]
                 self._unwant(self._ch("spectators", match_id))
+            self._count_watchers(match_id)
+
+    def _count_watchers(self, match_id: str) -> None:
+        # How many sockets of this node watch a match, for every node's lobby list.
+        n = len(self.spectators.get(match_id, ()))
+        key = self._key("watchers", self.node)
+        if n:
+            self._enqueue(("cmd", "HSET", key, match_id, str(n)))
+        else:
+            self._enqueue(("cmd", "HDEL", key, match_id))
+
+    async def spectator_count(self, match_id: str) -> int:
+        """How many sockets watch ``match_id`` on every live node (this node's own count
+        when Redis is away)."""
+        here = len(self.spectators.get(match_id, ()))
+        others = sorted(self._of_node)
+        if not others:
+            return here
+        try:
+            pipe = self.redis.pipeline(transaction=False)
+            for n in others:
+                pipe.hget(self._key("watchers", n), match_id)
+            counts = await pipe.execute()
+        except Exception:
+            return here
+        return here + sum(int(c) for c in counts if c)
 
     def watchers(self, match_id: str) -> Set[Conn]:
         """This node's sockets watching ``match_id``."""
@@ -353,6 +384,7 @@ class RedisRouter:
         gone = self.spectators.pop(match_id, set())
         if gone:
             self._unwant(self._ch("spectators", match_id))
+            self._count_watchers(match_id)
         return gone
 
     # -- presence ----------------------------------------------------------------------
@@ -539,11 +571,15 @@ class RedisRouter:
                 published += 1
             elif op[0] == "cmd":
                 parts.append(resp.pack(op[1:]))
-            else:  # sync: this node's presence as it is now
+            else:  # sync: this node's presence (and spectator counts) as it is now
                 key = self._key("profiles", self.node)
                 parts.append(resp.pack(("DEL", key)))
                 if self.conns:
                     parts.append(resp.pack(("SADD", key, *self.conns)))
+                counts = self._key("watchers", self.node)
+                parts.append(resp.pack(("DEL", counts)))
+                for mid, conns in self.spectators.items():
+                    parts.append(resp.pack(("HSET", counts, mid, str(len(conns)))))
                 parts.append(resp.pack(("PUBLISH", self._presence_ch, self.node + "\n!")))
         try:
             writer.write(b"".join(parts))

@@ -18,6 +18,7 @@ and the process's :class:`~domino.server.doors.InProcessRouter` holds the socket
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
@@ -47,6 +48,9 @@ from .settings import Settings
 __all__ = ["Online", "Service", "node_name", "public_record", "record_of"]
 
 log = logging.getLogger("domino.server")
+
+#: How long a stop waits for the messages being handled (seconds).
+STOP_WAIT = 5.0
 
 
 def node_name() -> str:
@@ -80,6 +84,8 @@ class Service:
         self.busy = 0  # messages being handled (see settle)
         # Set by drain() (SIGTERM): no new lobbies or matches here; /api/health says 503.
         self.draining = False
+        self.stopping = False  # set by stop(): no new work reaches the database
+        self._leaving: set[asyncio.Task[None]] = set()  # disconnects being handled
         self.metrics = Metrics(
             sockets=lambda: sum(len(c) for c in self.router.conns.values()),
             matches=lambda: len(self.runners),
@@ -136,7 +142,7 @@ class Service:
 
     def online(self) -> Online:
         """Profiles with at least one open socket (a membership test, built in O(1))."""
-        return Online(self.router.conns)
+        return self.lobby_desk.online()
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
@@ -153,6 +159,13 @@ class Service:
 
     async def stop(self) -> None:
         """Stop every match task and close the database (matches resume on start)."""
+        self.stopping = True
+        # What sockets asked is finished before the database closes: a read begun after
+        # the close opened a connection nobody closed, and the shutdown hung on it.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(STOP_WAIT), self.activity:
+                await self.activity.wait_for(lambda: self.busy == 0)
+        await self.lobby_desk.stop()
         await self.match_desk.stop()
         for conns in self.router.conns.values():
             for c in conns:
@@ -209,8 +222,22 @@ class Service:
             await self.notify_activity()
 
     async def disconnect(self, conn: Conn) -> None:
-        """A socket closed; the seat stays, the clock runs (RULES.md §10)."""
+        """A socket closed; the seat stays, the clock runs (RULES.md §10).
+
+        The work runs in a task of its own that the socket's handler waits for but
+        cannot cancel: a handler cancelled (at shutdown) in the middle of a database read
+        left a connection that never closed, and the process hung on it.
+        """
+        if self.stopping:  # the process ends: seats and lobbies are told by the next one
+            self.router.remove_socket(conn)
+            return
         self.busy += 1
+        task = asyncio.get_running_loop().create_task(self._disconnect(conn))
+        self._leaving.add(task)
+        task.add_done_callback(self._leaving.discard)
+        await asyncio.shield(task)
+
+    async def _disconnect(self, conn: Conn) -> None:
         try:
             await self.connections.disconnect(conn)
         finally:
@@ -239,7 +266,7 @@ class Service:
                 case p.Hello():
                     raise LobbyError("hello_twice")
                 case p.ListLobbies():
-                    conn.send(self.lobby_list())
+                    conn.send(await self.lobby_list())
                 case p.CreateLobby() | p.JoinLobby() | p.TakeSeat() | p.LeaveSeat():
                     await self.lobby_desk.action(conn, msg)
                 case p.LeaveLobby() | p.AddBot() | p.RemoveBot() | p.SetRules() | p.Start():
@@ -265,15 +292,15 @@ class Service:
         conn.send(p.ErrorMsg(code=code, message=t(code, **params), ref=ref))
 
     # -- queries -------------------------------------------------------------------------
-    def lobby_list(self) -> p.LobbyListMsg:
+    async def lobby_list(self) -> p.LobbyListMsg:
         """Open lobbies and running matches."""
         return p.LobbyListMsg(
-            open=self.lobby_desk.open_lobbies(), running=self.match_desk.running()
+            open=await self.lobby_desk.open_lobbies(), running=await self.match_desk.running()
         )
 
-    def lobby_out(self, code: str) -> p.LobbyOut | None:
+    async def lobby_out(self, code: str) -> p.LobbyOut | None:
         """A lobby for ``GET /api/lobbies/{code}``."""
-        return self.lobby_desk.lobby_out(code)
+        return await self.lobby_desk.lobby_out(code)
 
     async def profile_page(self, pid: str) -> p.ProfilePageOut | None:
         """A profile with its recent matches."""

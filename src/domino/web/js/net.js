@@ -2,8 +2,21 @@
 // The socket reconnects by itself with a growing pause and says so (online/reconnecting), as
 // lichess's socket does; the server answers every hello with the current lobby and snapshot,
 // so a reconnect needs no bookkeeping here.
+//
+// A node that restarts (a deploy, docs/protocol.md) closes its sockets with 1012, and one that
+// cannot serve a message (the match moved to another node, the node is draining) refuses it
+// with `match_moved` or `node_draining`. None of that is the player's business: the socket
+// reconnects at once and quietly (the balancer picks a node that serves), and a refused message
+// goes out again once. Only if that quiet attempt fails too does the usual path take over.
 
 const TOKEN_KEY = "domino.token";
+const RESTART = 1012; // WebSocket close code "service restart"
+// Errors that mean "another node serves this": reconnect and send the message again.
+const ELSEWHERE = new Set(["match_moved", "node_draining"]);
+// Messages the server may refuse that way, sent with a ref so the refusal names them.
+const RETRIED = new Set(["create_lobby", "start", "move", "back", "leave_match"]);
+const ASKED_MAX = 20;
+const TRACE_MAX = 100;
 
 export function getToken() {
   try {
@@ -66,6 +79,17 @@ export class Live {
     this.stopped = true;
     this.timer = null;
     this.ready = false;
+    this.quiet = false; // a reconnect the player need not see is under way
+    this.refs = 0;
+    this.asked = new Map(); // ref -> {msg, again}: messages a node might refuse (RETRIED)
+    // What the connection did, newest last (the browser tests read it, as window.__dominoNet).
+    this.log = [];
+    window.__dominoNet = this.log;
+  }
+
+  trace(what) {
+    this.log.push(`${Math.round(performance.now())} ${what}`);
+    if (this.log.length > TRACE_MAX) this.log.splice(0, this.log.length - TRACE_MAX);
   }
 
   start() {
@@ -89,7 +113,7 @@ export class Live {
     const ws = new WebSocket(`${proto}//${location.host}/ws`);
     this.ws = ws;
     this.ready = false;
-    this.onStatus(this.retry ? "reconnecting" : "connecting");
+    this.onStatus(this.retry && !this.quiet ? "reconnecting" : "connecting");
     ws.onopen = () => {
       ws.send(JSON.stringify({ type: "hello", token, protocol: 1 }));
     };
@@ -100,8 +124,11 @@ export class Live {
       } catch {
         return;
       }
+      if (msg.type === "error" && this.elsewhere(msg)) return;
       if (msg.type === "welcome") {
+        this.trace(`welcome${this.quiet ? " (quiet reconnect)" : ""}`);
         this.retry = 0;
+        this.quiet = false;
         this.ready = true;
         this.onStatus("online");
         const pending = this.queue.splice(0);
@@ -116,18 +143,58 @@ export class Live {
       if (this.stopped) return;
       if (ev.code === 1008 && this.retry > 3) {
         // Refused again and again (bad token): stop hammering the server.
+        this.trace(`close ${ev.code}: given up`);
         this.onStatus("closed");
         return;
       }
+      if (ev.code === RESTART && !this.quiet) {
+        // The node restarts: another one serves at once. One quiet attempt, no pause.
+        this.trace(`close ${ev.code}: reconnect in 0 ms (quiet)`);
+        this.quiet = true;
+        this.open();
+        return;
+      }
+      this.quiet = false;
       this.onStatus("reconnecting");
       const pause = Math.min(8000, 300 * 2 ** this.retry);
+      this.trace(`close ${ev.code}: reconnect in ${pause} ms`);
       this.retry += 1;
       this.timer = setTimeout(() => this.open(), pause);
     };
   }
 
+  /**
+   * A message this node cannot serve (ELSEWHERE): reconnect at once and quietly, and send the
+   * refused message again once signed in. True if handled here; a message refused so a second
+   * time, or a refusal no message of ours is known for, goes to the app like any error.
+   */
+  elsewhere(msg) {
+    if (!ELSEWHERE.has(msg.code) || this.stopped) return false;
+    const asked = msg.ref ? this.asked.get(msg.ref) : undefined;
+    if (!asked || asked.again) return false;
+    asked.again = true;
+    this.queue.push(asked.msg);
+    this.trace(`${msg.code} for ${asked.msg.type}: reconnect in 0 ms (quiet)`);
+    const ws = this.ws;
+    this.ws = null;
+    this.ready = false;
+    this.quiet = true;
+    if (ws) {
+      ws.onclose = null;
+      ws.close(1000);
+    }
+    this.open();
+    return true;
+  }
+
   /** Send a message now, or as soon as the socket is signed in again. */
   send(msg) {
+    if (RETRIED.has(msg.type) && msg.ref === undefined) {
+      this.refs += 1;
+      msg = { ...msg, ref: `n${this.refs}` };
+      this.asked.set(msg.ref, { msg, again: false });
+      if (this.asked.size > ASKED_MAX) this.asked.delete(this.asked.keys().next().value);
+    }
     if (this.ws && this.ready && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify(msg));
     } else {
