@@ -9,6 +9,7 @@ when it expires), and the other node's sweep is called directly.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 from collections.abc import Callable, Iterator
@@ -225,6 +226,83 @@ def test_a_dead_nodes_match_goes_on_on_another_node_at_the_same_version(
     finally:
         a.close()
         b.close()
+
+
+def test_a_socket_that_came_back_while_the_match_had_no_owner_gets_it_from_the_next(
+    tmp_path: Path, prefix: str
+) -> None:
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    c = node(tmp_path, prefix, "c")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        carl = c.person("Carl")
+        carl.request({"type": "watch", "match": mid}, "state")
+        until_turn(a, mid, 0)
+        v = a.service.runners[mid].table.version
+        hand = a.service.runners[mid].table.snapshot(0, a.clock.now())["view"]["hand"]
+        crash(a, mid)
+        # Anna's client reconnects to node c before anyone took the match over: the welcome
+        # names her seat, but nobody can send her the match yet.
+        again = c.connect(anna.token, "Anna")
+        welcome = next(m for m in map(json.loads, again.frames) if m["type"] == "welcome")
+        assert welcome["match"] == {"match": mid, "seat": 0}
+        c.settle()
+        assert not [m for m in again.drain() if m["type"] == "state"]
+        # Node b takes it over: Anna (on node c) gets her seat's view, Carl (on node c)
+        # the spectators', both at the version the match had.
+        assert sweep(b) == [mid]
+        mine = recv_within(again, lambda m: m["type"] == "state")
+        assert mine["you"] == 0 and mine["view"]["hand"] == hand and mine["v"] >= v
+        seen = recv_within(carl, lambda m: m["type"] == "state" and m["v"] >= v)
+        assert seen["you"] is None and seen["view"].get("hand") is None
+        # She plays on from node c.
+        runner = b.service.runners[mid]
+        vb = runner.table.version
+        legal = runner.table.snapshot(0, b.clock.now())["view"]["legal"]
+        again.send({"type": "move", "match": mid, "move": legal[0], "v": vb, "ref": "c1"})
+        recv_within(again, lambda m: m["type"] == "state" and m["v"] > vb)
+    finally:
+        c.close()
+        b.close()
+        a.close()
+
+
+def test_a_draining_node_hands_its_matches_over_and_its_sockets_play_on(
+    tmp_path: Path, prefix: str
+) -> None:
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        until_turn(a, mid, 0)
+        runner_a = a.service.runners[mid]
+        v = runner_a.table.version
+        # SIGTERM: node a drains; it gives the match up and waits for another node.
+        done = a.tc.portal.start_task_soon(a.service.drain)
+        for _ in range(200):
+            if runner_a.moved:
+                break
+            a.tc.portal.call(anyio.sleep, 0.01)
+        assert runner_a.moved and sweep(a) == []  # a draining node takes nothing
+        assert sweep(b) == [mid]
+        assert done.result(timeout=BOUND) is None
+        assert a.tc.get("/api/health").status_code == 503
+        # Anna's socket on node a gets the match from node b and plays on through node a.
+        fresh = recv_within(anna, lambda m: m["type"] == "state" and m["v"] >= v)
+        assert fresh["you"] == 0
+        runner_b = b.service.runners[mid]
+        vb = runner_b.table.version
+        legal = runner_b.table.snapshot(0, b.clock.now())["view"]["legal"]
+        anna.send({"type": "move", "match": mid, "move": legal[0], "v": vb, "ref": "d1"})
+        recv_within(anna, lambda m: m["type"] == "state" and m["v"] > vb)
+        assert runner_b.table.version > vb and runner_a.table.version == v
+        assert len(stored_log(b, mid)) > 0
+    finally:
+        b.close()
+        a.close()
 
 
 def test_a_node_that_stops_hands_its_matches_over_at_once(tmp_path: Path, prefix: str) -> None:

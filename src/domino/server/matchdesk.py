@@ -92,6 +92,8 @@ class MatchDesk:
         self._tasks: list[asyncio.Task[None]] = []
         self._remote_tasks: set[asyncio.Task[None]] = set()
         self.seated: dict[str, str] = {}  # profile -> unfinished match it plays in
+        #: False once the node drains: it takes no match over (and gave its own away)
+        self.accepting = True
         self._activity = activity
         self._lobby_free = lobby_free
         hooks = MatchHooks(
@@ -335,22 +337,7 @@ class MatchDesk:
         if runner is None:
             await self.leases.release(mid)
             return False
-        # Players whose sockets are open on some node asked the old owner for their
-        # snapshot (or nobody, between the two owners) and would hear nothing until the
-        # table changes. Tell the table who is present now (the replayed log says who was
-        # when it was written), which sends every audience a snapshot if that changed;
-        # else send them their snapshots from here.
-        changed = False
-        for seat, pid in enumerate(runner.players):
-            if pid is not None and seat not in runner.left:
-                was = runner.table.seats[seat].connected
-                try:
-                    await runner.sync_connected(seat)
-                except PersistError:
-                    continue  # not stored (the runner recovered): the snapshot below
-                changed = changed or runner.table.seats[seat].connected != was
-        if not changed:
-            runner.announce()
+        await self._announce(runner)
         log.info(
             "match %s taken over",
             mid,
@@ -364,9 +351,24 @@ class MatchDesk:
         self._takeover()
         return True
 
+    async def _announce(self, runner: MatchRunner) -> None:
+        """After a takeover: each seat's presence as it is now, and every audience the
+        match as this node serves it. A socket that reconnected while the match had no
+        owner (between the old node's end and this takeover) was welcomed to its seat but
+        could get no snapshot then; it gets it now, on whichever node it is."""
+        if runner.table.finished:
+            return
+        for seat, pid in enumerate(runner.players):
+            if pid is not None and seat not in runner.left:
+                await runner.sync_connected(seat)
+                runner.send_snapshot(seat)
+        runner.send_spectators_snapshot()
+
     async def sweep(self) -> list[str]:
         """Take over every running match whose lease nobody holds; the ones taken."""
         assert self.leases is not None
+        if not self.accepting:
+            return []
         ids = [
             mid
             for mid in await self.db.running_ids()
@@ -378,7 +380,37 @@ class MatchDesk:
                 taken.append(mid)
         return taken
 
-    def abandon(self, mid: str) -> None:
+    async def hand_over(self, wait: float) -> list[str]:
+        """Give every match this node drives to the other nodes (a drain): stop acting
+        for it, release its lease, and wait (at most ``wait`` seconds) until others hold
+        them all; return the ones nobody took. This node's sockets keep working: their
+        commands go to the new owners. A command stored here before the release is in
+        the log the new owner loads; one that was not is refused by the fence."""
+        self.accepting = False
+        if self.leases is None:
+            return []
+        mids = [m for m, r in self.runners.items() if not r.moved and not r.gone]
+        for mid in mids:
+            self.abandon(mid, why="handed over")
+            with contextlib.suppress(Exception):  # Redis away: the lease simply expires
+                await self.leases.release(mid)
+        deadline = time.monotonic() + wait
+        pending = mids
+        while pending and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            with contextlib.suppress(Exception):
+                holders = await self.leases.holders(pending)
+                pending = [
+                    m for m, h in zip(pending, holders, strict=True) if h in (None, self.node)
+                ]
+        log.info(
+            "handed %d matches over",
+            len(mids) - len(pending),
+            extra={"event": "handed_over", "matches": len(mids), "pending": len(pending)},
+        )
+        return pending
+
+    def abandon(self, mid: str, why: str = "lease lost") -> None:
         """Stop acting for a match whose lease we lost: no command, no clock, nothing
         stored or sent from here on (players hear ``match_moved`` and reconnect)."""
         runner = self.runners.get(mid)
@@ -393,9 +425,10 @@ class MatchDesk:
         for pid in runner.players:
             if pid is not None and self.seated.get(pid) == mid:
                 del self.seated[pid]
-        log.warning(
-            "match %s: lease lost; stopped", mid, extra={"event": "lease_lost", "match": mid}
-        )
+        if why == "lease lost":
+            log.warning(
+                "match %s: lease lost; stopped", mid, extra={"event": "lease_lost", "match": mid}
+            )
 
     async def _keep_leases(self) -> None:
         leases = self.leases

@@ -227,13 +227,8 @@ class MatchRunner:
         """Send a seat's full view to its player's sockets (on every node)."""
         self._route(seat, self._snapshot(seat))
 
-    def announce(self) -> None:
-        """Send every seated player and the spectators their snapshot now (a node that
-        took the match over: the players' sockets may be on any node)."""
-        if self.broken or self.table.finished:
-            return
-        for seat in range(len(self.players)):
-            self.send_snapshot(seat)
+    def send_spectators_snapshot(self) -> None:
+        """Send the spectators' view to every socket watching (on every node)."""
         self._route(None, self._snapshot(None))
 
     def _snapshot(self, seat: int | None) -> dict[str, Any]:

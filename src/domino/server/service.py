@@ -51,6 +51,8 @@ log = logging.getLogger("domino.server")
 
 #: How long a stop waits for the messages being handled (seconds).
 STOP_WAIT = 5.0
+#: How long a drain waits for other nodes to take its matches over (seconds).
+HAND_OVER_WAIT = 10.0
 
 
 def node_name() -> str:
@@ -181,12 +183,22 @@ class Service:
 
         ``/api/health`` then answers 503 with ``"accepting": false``, so the balancer
         sends new players elsewhere; ``create_lobby`` and ``start`` are refused with
-        ``node_draining``. What runs here goes on until the process stops (handing
-        matches over to other nodes is not built yet).
+        ``node_draining``. In a cluster the node then hands every match it drives to
+        the other nodes (:meth:`MatchDesk.hand_over`) while its sockets stay open and
+        forward their commands to the new owners; one process keeps its matches until
+        it stops (they resume when it starts again).
         """
-        if not self.draining:
-            self.draining = True
-            log.info("draining: no new lobbies or matches", extra={"event": "draining"})
+        if self.draining:
+            return
+        self.draining = True
+        log.info("draining: no new lobbies or matches", extra={"event": "draining"})
+        left = await self.match_desk.hand_over(HAND_OVER_WAIT)
+        if left:
+            log.warning(
+                "draining: %d matches not taken over by another node yet",
+                len(left),
+                extra={"event": "hand_over_pending", "matches": left},
+            )
 
     async def notify_activity(self) -> None:
         """A match task went idle or ended (see :meth:`settle`)."""
