@@ -75,3 +75,12 @@ bench-server: $(STAMP)
 
 leak-audit: $(STAMP)
 	$(BIN)/domino bench leaks --matches 1000
+
+# The cluster (docs/performance.md): one process against 1-3 nodes behind HAProxy; kill -9 the
+# owner of matches 12 times. Need PostgreSQL (DOMINO_TEST_POSTGRES), redis-server and haproxy.
+.PHONY: bench-cluster bench-failover
+bench-cluster: $(STAMP)
+	$(BIN)/domino bench cluster
+
+bench-failover: $(STAMP)
+	$(BIN)/domino bench failover --kills 12

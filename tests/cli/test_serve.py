@@ -6,6 +6,7 @@ On SQLite, so it runs everywhere; tests/cluster runs the same behind HAProxy.
 
 from __future__ import annotations
 
+import argparse
 import os
 import secrets
 import signal
@@ -19,6 +20,7 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
+from domino.cli.serve import signin_budget
 from domino.server.run import free_port
 
 #: Bound of every wait (seconds); the waits poll, nothing sleeps a fixed while.
@@ -126,3 +128,10 @@ def test_a_redis_nobody_listens_for_is_unreachable(tmp_path: Path) -> None:
 def test_a_redis_url_that_is_not_one_is_named(tmp_path: Path) -> None:
     line = refused(tmp_path, "--redis", "http://127.0.0.1:6379")
     assert line.startswith("Redis unter http://127.0.0.1:6379 ist nicht erreichbar (")
+
+
+def test_the_signin_budget_option_is_burst_and_rate() -> None:
+    assert signin_budget("50,2") == (50.0, 2.0)
+    for bad in ("50", "a,b", "0,1", "10,-1"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            signin_budget(bad)

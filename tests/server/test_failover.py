@@ -306,3 +306,45 @@ def test_a_draining_node_takes_no_match_over(tmp_path: Path, prefix: str) -> Non
         a.close()
         b.close()
         c.close()
+
+
+def test_a_player_back_before_the_takeover_gets_the_new_owners_snapshot(
+    tmp_path: Path, prefix: str
+) -> None:
+    """Her socket reconnected to node b after node a died: node b takes the orphan over
+    on her hello and serves her. Then node b dies too while her socket stays on it: the
+    node that takes the match over sends her the snapshot without being asked."""
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    # Started before the match exists, like b: its first sweep (at start) finds nothing.
+    c = node(tmp_path, prefix, "c")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        until_turn(a, mid, 0)
+        hand = a.service.runners[mid].table.snapshot(0, a.clock.now())["view"]["hand"]
+        crash(a, mid)
+        again = b.connect(anna.token, "Anna")
+        b.settle()
+        assert mid in b.service.runners  # taken over on her hello
+        states = [m for m in again.drain() if m["type"] == "state"]
+        assert states, "the new owner sent no snapshot"
+        last = states[-1]
+        assert last["match_id"] == mid and last["view"]["hand"] == hand
+        assert last["seats"][0]["connected"] is True
+        assert any(e["kind"] == "connected" for m in states for e in m["events"])
+
+        # Node b dies too; her socket stays on b. Node c takes the match over: its log
+        # says she is connected already (nothing changes), so c sends her the snapshot.
+        crash(b, mid)
+        b.settle()
+        again.drain()
+        assert sweep(c) == [mid]
+        c.settle()
+        fresh = recv_within(again, lambda m: m["type"] == "state")
+        assert fresh["match_id"] == mid and fresh["view"]["hand"] == hand
+        assert fresh["v"] == last["v"]  # nothing new stored: a snapshot
+    finally:
+        a.close()
+        b.close()
+        c.close()

@@ -1,4 +1,5 @@
-"""``domino bench server``, ``crash`` and ``leaks`` (see docs/reliability.md).
+"""``domino bench server``, ``cluster``, ``failover``, ``crash`` and ``leaks`` (docs/performance.md,
+docs/reliability.md).
 
 The work lives in :mod:`domino.loadtest`; this module only adds the
 subcommands to ``domino bench``.
@@ -11,8 +12,10 @@ import argparse
 
 def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``server``, ``crash`` and ``leaks`` to the ``domino bench`` subparsers ``what``."""
-    from domino.loadtest import audit, bench, crash
+    from domino.loadtest import audit, bench, benchcluster, benchfailover, crash
 
     bench.register(what)
+    benchcluster.register(what)
+    benchfailover.register(what)
     crash.register(what)
     audit.register(what)

@@ -85,7 +85,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "the player's address in X-Forwarded-For, which the sign-in budget counts "
         "(default: none, the peer's address counts)",
     )
+    p.add_argument(
+        "--signin-budget",
+        type=signin_budget,
+        default=None,
+        metavar="BURST,RATE",
+        help="guest sign-ups, account creations and logins per client address: a burst, then "
+        "so many per second (default 30,0.2; a load test from one address needs more)",
+    )
     p.set_defaults(func=run)
+
+
+def signin_budget(text: str) -> tuple[float, float]:
+    """``--signin-budget``: ``BURST,RATE``, both positive numbers."""
+    burst, _, rate = text.partition(",")
+    try:
+        pair = (float(burst), float(rate))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not BURST,RATE: {text!r}") from None
+    if not all(x > 0 for x in pair):
+        raise argparse.ArgumentTypeError("the burst and the rate must be positive")
+    return pair
 
 
 def bot_budget(text: str) -> float | None:
@@ -142,6 +162,9 @@ def run(args: argparse.Namespace) -> int:
         timing=timing,
         gc_policy=GcPolicy(),
     )
+    if args.signin_budget is not None:
+        burst, rate = args.signin_budget
+        settings = dataclasses.replace(settings, signin_burst=burst, signin_rate=rate)
     if hasattr(args, "bot_budget"):
         settings = dataclasses.replace(settings, bot_budget=args.bot_budget)
     node = args.node or f"{socket.gethostname()}:{settings.port}"

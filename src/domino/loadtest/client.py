@@ -370,11 +370,13 @@ class Group:
         stats: Stats,
         rng: random.Random,
         journal: Journal | None = None,
+        player_cls: type[Player] | None = None,
     ) -> None:
         self.gid = gid
         self.spec = spec
         self.stats = stats
-        make: Callable[[str], Player] = lambda n: Player(  # noqa: E731
+        cls = player_cls or Player  # a subclass observes more (bench failover)
+        make: Callable[[str], Player] = lambda n: cls(  # noqa: E731
             n, cfg, stats, random.Random(rng.random()), journal
         )
         self.players = [make(f"L{gid}-{i}") for i in range(spec.humans)]
