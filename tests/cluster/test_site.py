@@ -579,13 +579,6 @@ def redis_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Clust
         redis.close()
 
 
-@pytest.mark.xfail(
-    reason="known bug (server/redisrouter.py, RedisRouter._publisher): frames a node queued "
-    "while Redis was away are published when it is back, after another node took the match "
-    "over and moved on, so a socket can get a state older than one it had (v7 after v8); "
-    "the audit reports it. Fails in about one run of three.",
-    strict=False,
-)
 def test_redis_restarted_during_play(redis_site: tuple[Cluster, PrivateRedis]) -> None:
     asyncio.run(_redis_restart(*redis_site))
 

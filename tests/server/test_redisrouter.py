@@ -360,7 +360,10 @@ async def test_a_players_frames_stay_off_redis_while_no_other_node_has_a_socket(
     await settle(a, b)
     channels: list[str] = []
     publish = a._publish
-    a._publish = lambda ch, body: (channels.append(ch), publish(ch, body))  # type: ignore[method-assign]
+    a._publish = lambda ch, body, match="": (  # type: ignore[method-assign]
+        channels.append(ch),
+        publish(ch, body, match),
+    )
     a.to_player("p1", {"v": 1})
     a.to_player("nobody", {"v": 2})
     assert mine.got == ['{"v":1}'] and channels == []
@@ -388,3 +391,36 @@ async def test_a_node_that_stops_cleanly_leaves_the_presence_at_once(
     await a.settle()
     assert not a.online("p1") and events == [("p1", True), ("p1", False)]
     assert not await a.redis.exists(f"{a.prefix}alive:b")
+
+
+async def test_frames_of_a_match_this_node_gave_up_are_never_published(prefix: str) -> None:
+    """Frames queued while Redis is away, of a match the node then stops acting for (its
+    lease lost), would reach the sockets after the new owner's newer ones: they go."""
+    if not REDIS_URL:
+        pytest.skip(NO_REDIS)
+    import redis.asyncio as aioredis
+
+    away = aioredis.from_url("redis://127.0.0.1:1/0", decode_responses=True)
+    r = RedisRouter(away, "a", prefix=prefix, backoff=(0.01, 0.05))
+    await r.start()
+    r._where["p1"] = {"b"}  # p1 has a socket on node b: its frames go through Redis
+
+    def queued(match: str) -> int:
+        return sum(1 for op in r._out if op[0] == "pub" and op[3] == match)
+
+    for i in range(5):
+        r.to_spectators("m1", {"v": i})
+        r.to_player("p1", {"v": i}, "m1")
+        r.to_spectators("m2", {"v": i})
+    assert queued("m1") == 10 and queued("m2") == 5
+    r.forget_frames("m1")
+    assert queued("m1") == 0 and queued("m2") == 5
+    r.to_spectators("m1", {"v": 9})  # nothing more of it is queued ...
+    r.to_player("p1", {"v": 9}, "m1")
+    r.to_player("p1", {"type": "lobby"})  # ... but what is not of the match is
+    assert queued("m1") == 0 and queued("") >= 1
+    r.keep_frames("m1")  # the node drives it again
+    r.to_spectators("m1", {"v": 10})
+    assert queued("m1") == 1
+    await r.stop(clean=False)
+    await away.aclose()

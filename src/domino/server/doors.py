@@ -102,8 +102,9 @@ class Router(Protocol):
     publish each message on that audience's own channel only.
     """
 
-    def to_player(self, profile: str, msg: dict[str, Any] | BaseModel) -> None:
-        """Every socket of ``profile`` (a seat's player) gets ``msg``."""
+    def to_player(self, profile: str, msg: dict[str, Any] | BaseModel, match: str = "") -> None:
+        """Every socket of ``profile`` (a seat's player) gets ``msg`` (a frame of
+        ``match``, when it is one)."""
         ...
 
     def to_spectators(self, match_id: str, msg: dict[str, Any]) -> None:
@@ -127,7 +128,7 @@ class InProcessRouter:
         self.spectators: dict[str, set[Conn]] = {}
 
     # -- delivery ------------------------------------------------------------------------
-    def to_player(self, profile: str, msg: dict[str, Any] | BaseModel) -> None:
+    def to_player(self, profile: str, msg: dict[str, Any] | BaseModel, match: str = "") -> None:
         """Send to every socket of ``profile``."""
         _send(self.conns.get(profile), msg)
 

@@ -363,6 +363,9 @@ class MatchDesk:
             return False  # ours already
         if not await self.leases.acquire(mid):
             return False
+        if self.reaches_nodes:  # ours again (it may have been before): its frames go out
+            router: Any = self.router
+            router.keep_frames(mid)
         try:
             fence = await self.db.claim(mid, self.node)
             sm = await self.db.stored(mid)
@@ -450,6 +453,9 @@ class MatchDesk:
         runner.broken = True
         if runner.task is not None:
             runner.task.cancel()
+        if self.reaches_nodes:  # what it queued for Redis is older than the next owner's
+            router: Any = self.router
+            router.forget_frames(mid)
         # Its players are seated wherever the match goes on now (seat_anywhere asks Redis),
         # not at this stopped copy.
         for pid in runner.players:

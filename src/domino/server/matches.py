@@ -339,7 +339,7 @@ class MatchRunner:
             return
         player = self.players[seat]
         if player is not None and seat not in self.left:
-            self.env.router.to_player(player, msg)
+            self.env.router.to_player(player, msg, self.id)
 
 
 def seat_specs(data: list[dict[str, Any]]) -> list[SeatSpec]:

@@ -147,7 +147,10 @@ class RedisRouter:
         self._head = (node + "\n").encode()
         # Redis channels wanted beyond the two fixed ones: name -> (kind, key).
         self._wanted: dict[str, tuple[str, str]] = {}
-        # The queue: ("pub", channel, payload) or ("cmd", *args) or ("sync",).
+        # Matches this node stopped acting for: their frames are not published.
+        self._forgotten: set[str] = set()
+        # The queue: ("pub", channel, payload, match) or ("cmd", *args) or ("sync",);
+        # ``match`` names the match a frame is of ("" for any other message).
         self._out: deque[tuple[str, ...]] = deque()
         self._in_flight = 0
         self._wake: asyncio.Event | None = None
@@ -241,7 +244,7 @@ class RedisRouter:
         return f"{self.prefix}{kind}:{name}"
 
     # -- delivery ----------------------------------------------------------------------
-    def to_player(self, profile: str, msg: dict[str, Any] | BaseModel) -> None:
+    def to_player(self, profile: str, msg: dict[str, Any] | BaseModel, match: str = "") -> None:
         """Every socket of ``profile`` on every node gets ``msg`` (published on that
         player's channel only, and only while another node has a socket of it)."""
         conns = self.conns.get(profile)
@@ -251,13 +254,13 @@ class RedisRouter:
         text = encode(msg)
         _send(conns, text)
         if remote:
-            self._publish(self._ch("player", profile), text)
+            self._publish(self._ch("player", profile), text, match)
 
     def to_spectators(self, match_id: str, msg: dict[str, Any]) -> None:
         """Every socket watching ``match_id`` on every node gets ``msg``."""
         text = encode(msg)
         _send(self.spectators.get(match_id), text)
-        self._publish(self._ch("spectators", match_id), text)
+        self._publish(self._ch("spectators", match_id), text, match_id)
 
     def send_to_node(self, node: str, payload: dict[str, Any]) -> None:
         """Queue ``payload`` for ``node``'s :meth:`on_node_message` callbacks (in order
@@ -491,8 +494,24 @@ class RedisRouter:
             await asyncio.sleep(self.beat)
 
     # -- publishing --------------------------------------------------------------------
-    def _publish(self, ch: str, body: str) -> None:
-        self._enqueue(("pub", ch, self.node + "\n" + body))
+    def _publish(self, ch: str, body: str, match: str = "") -> None:
+        if match and match in self._forgotten:
+            return
+        self._enqueue(("pub", ch, self.node + "\n" + body, match))
+
+    def forget_frames(self, match: str) -> None:
+        """Drop the frames of ``match`` not yet published (this node stopped acting for
+        it: lease lost or handed over). Frames queued while Redis was away would
+        otherwise reach the sockets after the new owner's newer ones; its snapshot to
+        every audience covers them. Until :meth:`keep_frames`, none are queued."""
+        self._forgotten.add(match)
+        kept = [op for op in self._out if not (op[0] == "pub" and op[3] == match)]
+        if len(kept) != len(self._out):
+            self._out = deque(kept)
+
+    def keep_frames(self, match: str) -> None:
+        """Publish the frames of ``match`` again (this node drives it again)."""
+        self._forgotten.discard(match)
 
     def _resync(self) -> None:
         """Queue a rewrite of this node's whole presence (start, after an outage)."""
@@ -545,7 +564,9 @@ class RedisRouter:
                 self._pub_ok = False
                 # Keep the batch (at least once: a batch half sent may repeat), then
                 # trim to the bound, oldest first.
-                self._out.extendleft(reversed(batch))
+                self._out.extendleft(
+                    reversed([op for op in batch if not self._is_forgotten(op)])
+                )
                 while len(self._out) > self.queue_limit:
                     self._out.popleft()
                     self.dropped += 1
@@ -557,6 +578,9 @@ class RedisRouter:
             self._pub_ok = True
             delay = self.backoff[0]
 
+    def _is_forgotten(self, op: tuple[str, ...]) -> bool:
+        return op[0] == "pub" and bool(op[3]) and op[3] in self._forgotten
+
     async def _send_batch(self, batch: list[tuple[str, ...]]) -> None:
         """Send ``batch`` on the publisher's own connection in one write, then read
         one reply per command (redis-py's pipeline cost ten times as much CPU)."""
@@ -566,6 +590,8 @@ class RedisRouter:
         parts: list[bytes] = []
         published = 0
         for op in batch:
+            if self._is_forgotten(op):
+                continue
             if op[0] == "pub":
                 parts.append(resp.pack(("PUBLISH", op[1], op[2])))
                 published += 1
