@@ -151,7 +151,7 @@ class _Recorder:
     def __init__(self) -> None:
         self.sent: list[tuple[str, str, dict[str, Any]]] = []
 
-    def to_player(self, profile: str, msg: dict[str, Any]) -> None:
+    def to_player(self, profile: str, msg: dict[str, Any], match: str = "") -> None:
         self.sent.append(("player", profile, msg))
 
     def to_spectators(self, match_id: str, msg: dict[str, Any]) -> None:
