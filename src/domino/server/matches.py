@@ -290,7 +290,7 @@ class MatchRunner:
                 raise MatchMoved from exc
             except Exception as exc:
                 log.exception("match %s: entries %d.. not stored", self.id, start + 1)
-                await self._recover()
+                await self._recover(start)
                 raise PersistError from exc
         if out.finished:
             # XP, stats and record are stored before anyone hears that the match is over.
@@ -303,19 +303,31 @@ class MatchRunner:
             await hooks.finished(self)
             self.gone = True
 
-    async def _recover(self) -> None:
+    async def _recover(self, stored: int) -> None:
         # The table in memory is ahead of the database; rebuild it from the stored log so
-        # the two agree again (what was not stored never happened). If even that fails,
-        # stop this match: a restart resumes it from the database.
+        # the two agree again (what was not stored never happened). The database says
+        # what it holds; when it cannot be read (it is away), the first ``stored``
+        # entries in memory are what it holds (entries are stored in order, and nothing
+        # after a failed append was). If an append that failed did commit after all, the
+        # next append at its position is refused, and this reads the database again.
+        # Only a table that cannot be rebuilt stops the match (a restart resumes it).
         old, env = self.table, self.env
         try:
-            stored = await env.store.load(self.id)
+            entries = await env.store.load(self.id)
+        except Exception:
+            log.warning(
+                "match %s: log not readable; rebuilt from its %d stored entries in memory",
+                self.id,
+                stored,
+            )
+            entries = old.log[:stored]
+        try:
             table = Table.restore(
                 self.id,
                 old.rules,
                 [s.spec for s in old.seats],
                 old.seed,
-                stored,
+                entries,
                 env.clock.now(),
                 timing=env.timing,
                 bot_budget=env.bot_budget,
