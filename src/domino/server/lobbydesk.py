@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Set
+from collections.abc import AsyncIterator, Callable, Set
 from typing import Any
 
 from pydantic import BaseModel
@@ -56,8 +56,9 @@ class LobbyDesk:
         self.lobbies: dict[str, Lobby] = {}
         #: profile -> code, for the same lobbies.
         self.member_of: dict[str, str] = {}
-        # One change at a time on this node (fewer conflicts; the database decides).
-        self.lock = asyncio.Lock()
+        # One change of a lobby at a time on this node (fewer conflicts; the database
+        # decides): a lock per lobby, held by how many wait for it.
+        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         if hasattr(router, "on_presence"):
             router.on_presence(self._on_presence)
@@ -191,18 +192,46 @@ class LobbyDesk:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
+    @contextlib.asynccontextmanager
+    async def _locked(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[key]
+
+    @contextlib.asynccontextmanager
+    async def _lock_for(self, conn: Conn, msg: BaseModel) -> AsyncIterator[str | None]:
+        """Hold the lock of the lobby ``msg`` changes; yield the code of the lobby the
+        sender is in (``None`` for a create or a join, which find their own)."""
+        if isinstance(msg, p.CreateLobby):
+            key, code = "+" + conn.profile, None  # one profile's creates one at a time
+        elif isinstance(msg, p.JoinLobby):
+            try:
+                key, code = normalize_code(msg.code), None
+            except LobbyError:
+                key, code = "?", None  # refused inside, with the lock of nothing
+        else:
+            code = await self.db.lobby_of(conn.profile)
+            key = code or "?"
+        async with self._locked(key):
+            yield code
+
     # -- actions -------------------------------------------------------------------------
     async def action(self, conn: Conn, msg: BaseModel) -> None:
         """One lobby message of ``conn`` (create, join, seats, bots, rules, leave, start)."""
         me, name = conn.profile, conn.name
-        async with self.lock:
+        async with self._lock_for(conn, msg) as code:
             if isinstance(msg, p.CreateLobby):
                 await self._create(conn, msg.seats)
                 return
             if isinstance(msg, p.JoinLobby):
                 await self._join(conn, msg)
                 return
-            code = await self.db.lobby_of(me)
             if code is None:
                 raise LobbyError("not_in_lobby")
             change: Change
@@ -313,7 +342,7 @@ class LobbyDesk:
     async def match_over(self, runner: MatchRunner, gone: set[str | None]) -> None:
         """The match of a lobby ended: the lobby opens again (``gone``: who left it)."""
         if runner.lobby:
-            async with self.lock:
+            async with self._locked(runner.lobby):
                 await self._reopen(runner.lobby, runner.id, gone)
 
     async def _reopen(self, code: str, mid: str | None, gone: set[str | None]) -> None:
