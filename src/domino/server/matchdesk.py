@@ -208,6 +208,16 @@ class MatchDesk:
                 if here is not None and not here.moved:
                     return None
                 holder = await self.leases.holder(mid)  # another node was quicker
+        if self.draining and holder in (None, self.node):
+            # This node is handing its matches over (SIGTERM): wait (bounded) for the
+            # node that takes this one, so a command in that moment goes there instead
+            # of being refused with match_moved.
+            runner = self.runners.get(mid)
+            if runner is None or runner.moved:
+                deadline = time.monotonic() + self.leases.ttl + 2 * self.settings.sweep_every
+                while holder in (None, self.node) and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+                    holder = await self.leases.holder(mid)
         return holder if holder != self.node else None
 
     def _send_to(self, owner: str, kind: str, conn: Conn, mid: str, **extra: Any) -> None:
