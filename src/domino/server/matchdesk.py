@@ -63,6 +63,10 @@ return gone
 LobbyFree = Callable[[MatchRunner, set[str | None]], Awaitable[None]]
 
 
+#: How long a command on a draining node waits for the node that takes its match.
+HAND_OVER_ROUTE_WAIT = 5.0
+
+
 class MatchDesk:
     """Running matches, seats, spectators and the bookkeeping at a match's end."""
 
@@ -213,8 +217,9 @@ class MatchDesk:
             # node that takes this one, so a command in that moment goes there instead
             # of being refused with match_moved.
             runner = self.runners.get(mid)
-            if runner is None or runner.moved:
-                deadline = time.monotonic() + self.leases.ttl + 2 * self.settings.sweep_every
+            if runner is not None and runner.moved:  # one of the matches it gave away
+                wait = min(HAND_OVER_ROUTE_WAIT, self.leases.ttl + 2 * self.settings.sweep_every)
+                deadline = time.monotonic() + wait
                 while holder in (None, self.node) and time.monotonic() < deadline:
                     await asyncio.sleep(0.05)
                     holder = await self.leases.holder(mid)
