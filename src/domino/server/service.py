@@ -162,8 +162,8 @@ class Service:
     async def stop(self) -> None:
         """Stop every match task and close the database (matches resume on start)."""
         self.stopping = True
-        # What sockets asked is finished before the database closes: a read begun after
-        # the close opened a connection nobody closed, and the shutdown hung on it.
+        # What sockets asked is finished (bounded) before the database closes, so no
+        # handler meets a closed database halfway.
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(STOP_WAIT), self.activity:
                 await self.activity.wait_for(lambda: self.busy == 0)
