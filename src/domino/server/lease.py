@@ -120,6 +120,12 @@ class Leases:
         until = self.deadline.get(match)
         return until is not None and self.clock() < until
 
+    def expired(self, match: str) -> bool:
+        """Whether our own clock says a lease we hold on ``match`` ran out (a node that
+        was paused); ``False`` for a match we never held or gave up."""
+        until = self.deadline.get(match)
+        return until is not None and self.clock() >= until
+
     async def release(self, match: str) -> bool:
         """Give ``match`` up (a finished match, a handover); ``True`` if we held it."""
         self.deadline.pop(match, None)

@@ -128,6 +128,8 @@ class MatchDesk:
         if self.leases is not None:
             if self.reaches_nodes:
                 router: Any = self.router
+                leases = self.leases
+                router.owns = lambda mid: not leases.expired(mid)
                 router.on_node_message(self._on_node_message)
                 router.on_presence(self._on_presence)
             self._tasks = [

@@ -149,6 +149,9 @@ class RedisRouter:
         self._wanted: dict[str, tuple[str, str]] = {}
         # Matches this node stopped acting for: their frames are not published.
         self._forgotten: set[str] = set()
+        #: Whether this node still drives a match (its lease, by the local deadline);
+        #: frames of a match it does not are not published (set by the match desk).
+        self.owns: Callable[[str], bool] | None = None
         # The queue: ("pub", channel, payload, match) or ("cmd", *args) or ("sync",);
         # ``match`` names the match a frame is of ("" for any other message).
         self._out: deque[tuple[str, ...]] = deque()
@@ -579,7 +582,11 @@ class RedisRouter:
             delay = self.backoff[0]
 
     def _is_forgotten(self, op: tuple[str, ...]) -> bool:
-        return op[0] == "pub" and bool(op[3]) and op[3] in self._forgotten
+        # A frame of a match this node gave up, or whose lease it cannot vouch for now
+        # (a node resumed after a pause sends nothing it queued before it knows).
+        if op[0] != "pub" or not op[3]:
+            return False
+        return op[3] in self._forgotten or (self.owns is not None and not self.owns(op[3]))
 
     async def _send_batch(self, batch: list[tuple[str, ...]]) -> None:
         """Send ``batch`` on the publisher's own connection in one write, then read
