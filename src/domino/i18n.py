@@ -185,6 +185,7 @@ _DE: dict[str, str] = {
     "ui.offline": "Keine Verbindung zum Server.",
     "ui.reconnecting": "Verbindung wird wiederhergestellt …",
     "ui.connected": "Verbunden",
+    "table.points_short": "{n} Pkt.",
     "start.guest": "Als Gast spielen",
     "start.name": "Dein Name",
     "start.password": "Passwort",
@@ -368,6 +369,20 @@ _DE: dict[str, str] = {
         " keine XP."
     ),
     "round.pips_one": "{n} Auge",
+    # -- issue 12 table --
+    "table.score_sheet": "Punkteblatt",
+    "table.score_round": "Runde",
+    "table.score_total": "Gesamt",
+    "table.score_running": "Runde {n} (läuft)",
+    "table.score_none": "Noch ist keine Runde vorbei.",
+    "table.log_open": "Ganzes Protokoll",
+    "table.log_title": "Protokoll",
+    "table.online": "online",
+    "table.offline": "offline",
+    "table.bot_short": "Bot",
+    "table.bot_turn": "{name} ist am Zug und überlegt.",
+    "ui.connected": "Verbunden",
+    "table.points_short": "{n} Pkt.",
 }
 
 _EN: dict[str, str] = {
@@ -527,6 +542,7 @@ _EN: dict[str, str] = {
     "ui.offline": "No connection to the server.",
     "ui.reconnecting": "Reconnecting …",
     "ui.connected": "Connected",
+    "table.points_short": "{n} pts",
     "start.guest": "Play as guest",
     "start.name": "Your name",
     "start.password": "Password",
@@ -706,6 +722,20 @@ _EN: dict[str, str] = {
         "Really leave? A bot plays on for you, and you get no XP for this match."
     ),
     "round.pips_one": "{n} pip",
+    # -- issue 12 table --
+    "table.score_sheet": "Score sheet",
+    "table.score_round": "Round",
+    "table.score_total": "Total",
+    "table.score_running": "Round {n} (in play)",
+    "table.score_none": "No round has ended yet.",
+    "table.log_open": "Full log",
+    "table.log_title": "Match log",
+    "table.online": "online",
+    "table.offline": "offline",
+    "table.bot_short": "Bot",
+    "table.bot_turn": "{name} is to move and thinking.",
+    "ui.connected": "Connected",
+    "table.points_short": "{n} pts",
 }
 
 CATALOGUES: Final[dict[str, dict[str, str]]] = {"de": _DE, "en": _EN}
