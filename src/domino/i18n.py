@@ -185,7 +185,6 @@ _DE: dict[str, str] = {
     "ui.offline": "Keine Verbindung zum Server.",
     "ui.reconnecting": "Verbindung wird wiederhergestellt …",
     "ui.connected": "Verbunden",
-    "table.points_short": "{n} Pkt.",
     "start.guest": "Als Gast spielen",
     "start.name": "Dein Name",
     "start.password": "Passwort",
@@ -379,9 +378,6 @@ _DE: dict[str, str] = {
     "table.log_title": "Protokoll",
     "table.online": "online",
     "table.offline": "offline",
-    "table.bot_short": "Bot",
-    "table.bot_turn": "{name} ist am Zug und überlegt.",
-    "ui.connected": "Verbunden",
     "table.points_short": "{n} Pkt.",
 }
 
@@ -542,7 +538,6 @@ _EN: dict[str, str] = {
     "ui.offline": "No connection to the server.",
     "ui.reconnecting": "Reconnecting …",
     "ui.connected": "Connected",
-    "table.points_short": "{n} pts",
     "start.guest": "Play as guest",
     "start.name": "Your name",
     "start.password": "Password",
@@ -732,9 +727,6 @@ _EN: dict[str, str] = {
     "table.log_title": "Match log",
     "table.online": "online",
     "table.offline": "offline",
-    "table.bot_short": "Bot",
-    "table.bot_turn": "{name} is to move and thinking.",
-    "ui.connected": "Connected",
     "table.points_short": "{n} pts",
 }
 

@@ -29,9 +29,7 @@ def test_a_spectator_sees_the_lager_count_but_never_its_tiles() -> None:
 
 
 def test_every_audience_gets_the_points_of_every_finished_round() -> None:
-    table = make_table(
-        [human("Anna"), bot(), bot()], mode=Mode.FUENFERFIEBER, seed="score-sheet"
-    )
+    table = make_table([human("Anna"), bot(), bot()], mode=Mode.FUENFERFIEBER, seed="score-sheet")
     driver = Driver(table, think=2.0)
     assert table.snapshot(None, 0.0)["round_points"] == []
     rounds_seen = 0

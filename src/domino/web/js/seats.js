@@ -22,8 +22,8 @@ export function seatCard(view, seat, { compact = false } = {}) {
   const turn = v.turn === seat;
   const badges = [];
   if (info.kind === "bot") {
-    // The phone shows the short form: the level is in the bot's name already.
-    badges.push(h("span.badge.bot", {}, h("span.long", {}, t("lobby.bot", { level: t(`level.${info.level}`) })), h("span.short", { "aria-hidden": "true" }, t("table.bot_short"))));
+    // The phone's slim row leaves it out: a bot's name says "Bot n (Level)" already.
+    badges.push(h("span.badge.bot", {}, t("lobby.bot", { level: t(`level.${info.level}`) })));
   }
   if (info.standin) badges.push(h("span.badge.warn", {}, t("table.represented")));
   if (info.left) badges.push(h("span.badge.warn", {}, t("table.left_match")));
@@ -31,12 +31,9 @@ export function seatCard(view, seat, { compact = false } = {}) {
   // Online: bots always; a human while a client of theirs is connected (seats[].connected).
   const online = info.kind === "bot" || (!info.left && info.connected !== false);
   const presenceText = t(online ? "table.online" : "table.offline");
-  const presence = h(
-    `span.presence.${online ? "on" : "off"}`,
-    { dataset: { online: String(online) }, title: presenceText },
-    h("span.dot", { "aria-hidden": "true" }),
-    h("span.presence-text", {}, presenceText),
-  );
+  // A dot before the name, and the word among the badges (the phone's slim row: offline only).
+  const presence = h(`span.dot.${online ? "on" : "off"}`, { title: presenceText, "aria-hidden": "true" });
+  if (seat !== view.me) badges.unshift(h(`span.badge.presence.${online ? "on" : "off.warn"}`, {}, presenceText));
   const clock = view.clockText(seat);
   const byBot = botPlays(info);
   const backs = [];

@@ -367,7 +367,28 @@ export class TableView {
   renderLog() {
     clear(this.logEl);
     for (const line of this.seenLog) this.logEl.append(h("li", {}, line));
+    this.fitLog();
     if (this.logPinned) this.logEl.scrollTop = this.logEl.scrollHeight;
+  }
+
+  /**
+   * The desktop's log box ends on a line: as tall as the newest lines that fit whole (within its
+   * max-height), so no line is cut at its top edge; the older ones are a scroll (or the sheet)
+   * away. The phone shows only the newest line.
+   */
+  fitLog() {
+    const el = this.logEl;
+    el.style.height = "";
+    if (window.matchMedia("(max-width: 760px)").matches || el.scrollHeight <= el.clientHeight) return;
+    const css = getComputedStyle(el);
+    const max = parseFloat(css.maxHeight);
+    let height = parseFloat(css.paddingTop) + parseFloat(css.paddingBottom);
+    for (const li of [...el.children].reverse()) {
+      const lh = li.getBoundingClientRect().height;
+      if (height + lh > max) break;
+      height += lh;
+    }
+    el.style.height = `${height}px`;
   }
 
   // ---- sheets over the table: the score sheet and the whole log ------------------------------
