@@ -59,6 +59,9 @@ def test_log_and_score_sheet_on_a_desktop(server: str, browser: Any, shots: Path
             "Bot 3 (Anfänger)",
         ]
         sheet.get_by_text("Noch ist keine Runde vorbei.").wait_for()
+        # The table's keys do nothing behind the sheet (1 would pick the first tile).
+        p.keyboard.press("1")
+        assert p.locator(".tile-btn.selected").count() == 0
         p.keyboard.press("Escape")
         sheet.wait_for(state="detached")
         assert p.evaluate("document.activeElement.classList.contains('score-btn')")

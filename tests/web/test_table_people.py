@@ -75,6 +75,11 @@ def test_a_spectator_sees_the_lager_count(server: str, browser: Any, shots: Path
         assert state["view"]["hand"] is None
     assert 14 in seen or len(seen) > 1  # 2 seats, Lager An: 14 at the start
     assert info.is_visible()
+    # Everything of the spectator's bar is on the phone's screen: nothing sticks out sideways.
+    assert tom.evaluate("document.documentElement.scrollWidth") <= 360
+    for button in tom.locator(".topbar button").all():
+        box = button.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360
     tom.screenshot(path=str(shots / "phone-spectator.png"))
     for page in (sara, tom):
         assert_no_js_errors(page)

@@ -123,7 +123,8 @@ export class TableView {
     Object.assign(this.root.dataset, { v: String(state.v), phase: state.phase || "", you: String(state.you) });
     // A selection survives a snapshot only if the tile is still playable.
     if (this.selected && !this.fits(this.selected).length) this.selected = null;
-    if (!prev) this.seenLog = [];
+    const matchOf = (x) => x?.match || x?.match_id;
+    if (!prev || matchOf(prev) !== matchOf(state)) this.seenLog = [];
     // The same snapshot may arrive twice (a repeat after a reconnect or from another socket of
     // the same profile): an event is told once per version.
     const fresh = (state.events || []).filter((ev) => {
@@ -352,7 +353,7 @@ export class TableView {
         this.pendingFives = { tile: ev.tile, n: ev.fives, seat: ev.seat };
       }
     }
-    if (!prev && !events.length) {
+    if ((!prev || !this.seenLog.length) && !events.length) {
       // A fresh (re)connect snapshot carries no events: rebuild the log from the history.
       for (const ev of this.state.view?.history || []) {
         const text = this.describe(ev);
