@@ -4,7 +4,6 @@ at the top), the score sheet from the top bar during the match and in the final 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 from webplay import (
@@ -38,7 +37,7 @@ WHOLE_LINES = """() => {
 }"""
 
 
-def test_log_and_score_sheet_on_a_desktop(server: str, browser: Any, shots: Path) -> None:
+def test_log_and_score_sheet_on_a_desktop(server: str, browser: Any) -> None:
     page = new_page(browser, viewport={"width": 1280, "height": 800})
     sign_in_as_guest(page, server, "Kai", keyboard=True)
     open_lobby_with_bots(page, ["profi", "anfaenger"], mode="Blitz")
@@ -78,7 +77,6 @@ def test_log_and_score_sheet_on_a_desktop(server: str, browser: Any, shots: Path
         # The newest line is whole at the bottom, and no line is cut at the top edge ...
         assert p.evaluate(INSIDE, [".log li:last-child", ".log"])
         assert p.evaluate(WHOLE_LINES), "a line of the log is cut"
-        p.screenshot(path=str(shots / "desktop-log.png"))
         # ... and the wheel brings back the oldest one, whole, at the top.
         log.hover()
         p.mouse.wheel(0, -5000)
@@ -131,5 +129,4 @@ def test_log_and_score_sheet_on_a_desktop(server: str, browser: Any, shots: Path
     assert totals == [sum(col) for col in zip(*table, strict=True)]
     standings = [int(x.split()[0]) for x in end.locator(".standing .pts").all_inner_texts()]
     assert sorted(standings, reverse=True) == sorted(totals, reverse=True)
-    page.screenshot(path=str(shots / "desktop-match-end-sheet.png"))
     assert_no_js_errors(page)

@@ -85,9 +85,7 @@ def test_a_spectator_sees_the_lager_count(server: str, browser: Any, shots: Path
         assert_no_js_errors(page)
 
 
-def test_connection_state_verbunden_and_opponents_online(
-    server: str, browser: Any, shots: Path
-) -> None:
+def test_connection_state_verbunden_and_opponents_online(server: str, browser: Any) -> None:
     anna, link = host_lobby(browser, server, "Anna")
     set_rule(anna, "turn_seconds", "30 s")
     ben = join_by_link(browser, link, "Ben")
@@ -111,7 +109,6 @@ def test_connection_state_verbunden_and_opponents_online(
     anna.locator(".opponents .seat[data-seat='1'][data-online=false]").wait_for()
     assert ben_card.locator(".badge.presence").inner_text() == "offline"
     assert ben_card.locator(".dot.off").count() == 1
-    anna.screenshot(path=str(shots / "desktop-opponent-offline.png"))
 
     # ... and when it is back, Ben reads "Verbunden" (then the bar goes), Anna sees him online.
     ben.context.set_offline(False)

@@ -137,7 +137,7 @@ def test_four_players_on_a_phone(server: str, browser: Any, shots: Path) -> None
     start_match(page)
     page.locator(".opponents .seat").nth(2).wait_for()
     check_opponents(page)
-    page.screenshot(path=str(shots / "phone-table-4.png"))
+    page.screenshot(path=str(shots / "phone-table-4p.png"))
 
     log_checked = False
     while not page.locator(f"{ROUND_END}, {MATCH_END}").count():
@@ -161,7 +161,7 @@ def test_four_players_on_a_phone(server: str, browser: Any, shots: Path) -> None
 
     # The reveal: every hand in view, no scrolling inside the panel, heads on one line.
     reveal = page.evaluate(REVEAL)
-    page.screenshot(path=str(shots / "phone-round-end-4.png"))
+    page.screenshot(path=str(shots / "phone-round-end-4p.png"))
     assert reveal["rows"] == 4
     assert not reveal["scrolls"], reveal
     assert inside(reveal["panel"], [0, 0, W, H]), reveal
@@ -202,7 +202,7 @@ def check_log_sheet(page: Any, shots: Path) -> None:
     body.evaluate("el => { el.scrollTop = 0; }")
     first = sheet.locator("li").first.bounding_box()
     assert first["y"] >= box["y"] and first["y"] + first["height"] <= box["y"] + box["height"]
-    page.screenshot(path=str(shots / "phone-log-sheet.png"))
+    page.screenshot(path=str(shots / "phone-log.png"))
     sheet.locator(".sheet-close").tap()
     sheet.wait_for(state="detached")
 
