@@ -134,8 +134,6 @@ export function matchOverlay(view, s) {
       {},
       h("h2", { id: "match-title" }, t("match.title")),
       h("ol.standings", {}, rows),
-      h("h3.sheet-title", {}, t("table.score_sheet")),
-      scoreSheet(view, s),
       progress,
       h(
         "div.row",
@@ -144,6 +142,9 @@ export function matchOverlay(view, s) {
         h("a.button", { href: `/api/matches/${encodeURIComponent(matchId)}`, target: "_blank", rel: "noopener", dataset: { focusKey: "m:record" } }, t("match.record")),
         h("button", { type: "button", onclick: () => view.hooks.home(), dataset: { focusKey: "m:home" } }, t("match.home")),
       ),
+      // The score sheet below the actions: "Nochmal" stays in view on a phone.
+      h("h3.sheet-title", {}, t("table.score_sheet")),
+      scoreSheet(view, s),
       s.view?.result ? h("details.last-round", { open: true }, h("summary", {}, t("round.title", { n: s.view.round })), ...roundSummary(view, s)) : null,
     ),
   );
