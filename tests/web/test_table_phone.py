@@ -137,6 +137,8 @@ def test_four_players_on_a_phone(server: str, browser: Any, shots: Path) -> None
     start_match(page)
     page.locator(".opponents .seat").nth(2).wait_for()
     check_opponents(page)
+    # A player's top bar is one line: mode, round, target, score sheet, leave, help.
+    assert page.locator(".topbar").bounding_box()["height"] < 48
     page.screenshot(path=str(shots / "phone-table-4p.png"))
 
     log_checked = False
