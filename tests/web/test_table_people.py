@@ -23,6 +23,11 @@ from webplay import (
 )
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+READ_LAGER = """() => {
+  const info = document.querySelector('[data-testid=lager-info]');
+  return [document.querySelector('.table-screen').dataset.v,
+          info.querySelector('.lager-count').textContent, info.getAttribute('aria-label')];
+}"""
 
 
 def test_a_spectator_sees_the_lager_count(server: str, browser: Any, shots: Path) -> None:
@@ -63,13 +68,18 @@ def test_a_spectator_sees_the_lager_count(server: str, browser: Any, shots: Path
         if tom.locator("[data-testid=round-end], [data-testid=match-end]").count():
             break
         # What Tom's page shows is what his newest snapshot says (and what Sara's Lager shows).
-        v = tom.locator(TABLE).get_attribute("data-v")
+        # Read at one moment: a bot may move on meanwhile.
+        v, shown, label = tom.evaluate(READ_LAGER)
         state = [f for f in frames if f.get("type") == "state" and str(f["v"]) == v][-1]
         n = state["view"]["lager"]
-        assert info.locator(".lager-count").inner_text() == str(n)
-        assert info.get_attribute("aria-label") == f"Lager: {n} Steine"
-        if version(sara) == v:
-            assert sara.locator("button.lager .lager-count").inner_text() == str(n)
+        assert shown == str(n)
+        assert label == f"Lager: {n} Steine"
+        sv, count = sara.evaluate(
+            "() => [document.querySelector('.table-screen').dataset.v,"
+            " document.querySelector('button.lager .lager-count').textContent]"
+        )
+        if sv == v:
+            assert count == str(n)
         seen.add(n)
         assert tom.locator(".hand .tile-btn").count() == 0
         assert state["view"]["hand"] is None
