@@ -218,7 +218,7 @@ def check_score_sheet_after_round_one(page: Any, scored: str, shots: Path) -> No
     row = sheet.locator("tbody tr[data-round='1'] td").all_inner_texts()
     assert len(row) == 4
     points = [int(x) for x in row]
-    won = re.search(r"(\d+) Punkte", scored)
+    won = re.search(r"(\d+) Punkt", scored)
     if won:
         assert int(won.group(1)) in points, (scored, points)
     else:
