@@ -368,6 +368,17 @@ _DE: dict[str, str] = {
         " keine XP."
     ),
     "round.pips_one": "{n} Auge",
+    # -- issue 12 table --
+    "table.score_sheet": "Punkteblatt",
+    "table.score_round": "Runde",
+    "table.score_total": "Gesamt",
+    "table.score_running": "Runde {n} (läuft)",
+    "table.score_none": "Noch ist keine Runde vorbei.",
+    "table.log_open": "Ganzes Protokoll",
+    "table.log_title": "Protokoll",
+    "table.online": "online",
+    "table.offline": "offline",
+    "table.points_short": "{n} Pkt.",
 }
 
 _EN: dict[str, str] = {
@@ -706,6 +717,17 @@ _EN: dict[str, str] = {
         "Really leave? A bot plays on for you, and you get no XP for this match."
     ),
     "round.pips_one": "{n} pip",
+    # -- issue 12 table --
+    "table.score_sheet": "Score sheet",
+    "table.score_round": "Round",
+    "table.score_total": "Total",
+    "table.score_running": "Round {n} (in play)",
+    "table.score_none": "No round has ended yet.",
+    "table.log_open": "Full log",
+    "table.log_title": "Match log",
+    "table.online": "online",
+    "table.offline": "offline",
+    "table.points_short": "{n} pts",
 }
 
 CATALOGUES: Final[dict[str, dict[str, str]]] = {"de": _DE, "en": _EN}

@@ -77,6 +77,9 @@ def build(
             }
             for s in m.standings()
         ],
+        # The score sheet: every finished round's points per side (round-end points plus
+        # that round's Fünferpunkte), public like the standings.
+        "round_points": [list(r.totals) for r in m.results],
         "finished_reason": table.finished_reason,
         "xp": None if table.xp is None else list(table.xp),
     }

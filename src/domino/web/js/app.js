@@ -2,7 +2,7 @@
 
 import { h, clear, refocus } from "./dom.js";
 import { t, loadCatalogue, lang } from "./i18n.js";
-import { api, getToken, setToken, Live } from "./net.js";
+import { api, getToken, setToken, Live, ConnectionBar } from "./net.js";
 import { TableView } from "./table.js";
 import { bindKeys, startGamepad } from "./input.js";
 import { lobbyScreen } from "./lobby.js";
@@ -27,6 +27,7 @@ const app = {
 };
 
 const live = new Live(onMessage, onStatus);
+const connBar = new ConnectionBar(document.getElementById("conn"));
 
 // ---- helpers ----------------------------------------------------------------------------------
 
@@ -77,10 +78,8 @@ export function send(msg) {
 
 function onStatus(status) {
   app.status = status;
-  const bar = document.getElementById("conn");
-  bar.hidden = status !== "reconnecting";
-  bar.textContent = t("ui.reconnecting");
-  document.body.classList.toggle("offline", !bar.hidden);
+  // The red bar while reconnecting, "Verbunden" once back (net.js ConnectionBar).
+  document.body.classList.toggle("offline", connBar.show(status));
 }
 
 function onMessage(msg) {

@@ -15,7 +15,8 @@ export function bindKeys(target, escape) {
       return;
     }
     const tv = target();
-    if (!tv || inForm) return;
+    // A sheet over the table (score sheet, log) takes no moves: its keys scroll and close it.
+    if (!tv || inForm || tv.sheet) return;
     const k = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
     let handled = true;
     if (k >= "1" && k <= "9") tv.selectIndex(Number(k) - 1);
@@ -60,7 +61,7 @@ export function startGamepad(target, escape) {
   const previous = new Map(); // gamepad index -> array of pressed flags
   const press = (btn) => {
     const tv = target();
-    const overlayOpen = !!document.querySelector(".overlay.help, .overlay.match-end");
+    const overlayOpen = !!document.querySelector(".overlay.help, .overlay.match-end, .overlay.sheet");
     if (btn === BTN.B) {
       if (!escape() && tv) tv.cancel();
       return;

@@ -9,7 +9,10 @@
 // reconnects at once and quietly (the balancer picks a node that serves), and a refused message
 // goes out again once. Only if that quiet attempt fails too does the usual path take over.
 
+import { t } from "./i18n.js";
+
 const TOKEN_KEY = "domino.token";
+const CONNECTED_SHOWN_MS = 2500;
 const RESTART = 1012; // WebSocket close code "service restart"
 // Errors that mean "another node serves this": reconnect and send the message again.
 const ELSEWHERE = new Set(["match_moved", "node_draining"]);
@@ -201,5 +204,44 @@ export class Live {
       this.queue.push(msg);
       if (!this.stopped && !this.ws) this.open();
     }
+  }
+}
+
+/**
+ * The connection bar (#conn): red "Verbindung wird wiederhergestellt …" while a visible reconnect
+ * runs, then green "Verbunden" for a moment when it succeeds. A quiet reconnect (a node restart,
+ * see above) shows nothing, so nothing is confirmed either.
+ */
+export class ConnectionBar {
+  constructor(el) {
+    this.el = el;
+    this.lost = false;
+    this.timer = null;
+  }
+
+  show(status) {
+    const el = this.el;
+    clearTimeout(this.timer);
+    if (status === "reconnecting") {
+      this.lost = true;
+      el.classList.remove("ok");
+      el.textContent = t("ui.reconnecting");
+      el.hidden = false;
+    } else if (status === "online" && this.lost) {
+      this.lost = false;
+      el.classList.add("ok");
+      el.textContent = t("ui.connected");
+      el.hidden = false;
+      this.timer = setTimeout(() => {
+        el.hidden = true;
+        el.classList.remove("ok");
+      }, CONNECTED_SHOWN_MS);
+    } else if (status !== "connecting" || !this.lost) {
+      // "connecting" during a visible reconnect keeps the red bar; anything else hides it.
+      el.hidden = true;
+      el.classList.remove("ok");
+      if (status === "closed") this.lost = false;
+    }
+    return this.lost;
   }
 }

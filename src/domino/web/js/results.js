@@ -2,17 +2,10 @@
 
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
-import { tileSvg } from "./tiles.js";
+import { handsElement } from "./board.js";
 
 function miniTiles(tiles) {
-  return h(
-    "div.reveal-tiles",
-    {},
-    tiles.map((tl) => {
-      const [a, b] = tl.split("|").map(Number);
-      return h("span.mini-tile", { html: tileSvg(a, b, { upright: false }), title: tl, "aria-label": t("table.tile", { tile: tl }), role: "img" });
-    }),
-  );
+  return handsElement(tiles, (tile) => t("table.tile", { tile }));
 }
 
 function sideName(view, side) {
@@ -54,7 +47,7 @@ function roundSummary(view, s) {
     h(
       "li.reveal-row",
       {},
-      h("div.reveal-head", {}, h("strong", {}, view.name(i)), h("span", {}, tn("round.pips", r.pips?.[i] ?? 0))),
+      h("div.reveal-head", {}, h("strong.reveal-name", {}, view.name(i)), h("span.reveal-pips", {}, tn("round.pips", r.pips?.[i] ?? 0))),
       miniTiles(r.hands?.[i] || []),
     ),
   );
@@ -62,6 +55,47 @@ function roundSummary(view, s) {
     ? h("p.fives-sum", {}, (r.fives || []).map((x, side) => (x ? t("log.fives", { name: sideName(view, side), n: x }) : "")).filter(Boolean).join(" "))
     : null;
   return [h("p.reason", {}, reason), h("p.scored", {}, scored), fives, h("ul.reveal", {}, rows)].filter(Boolean);
+}
+
+/** The sides of the match in order: [{side, label}] (seats, or teams A and B with Paare). */
+function sides(view, s) {
+  const n = s.rules?.pairs ? 2 : (s.seats || []).length;
+  return Array.from({ length: n }, (_, side) => ({ side, label: s.rules?.pairs ? sideName(view, side) : view.name(side) }));
+}
+
+/** A column head: the whole name, and on a phone without a trailing "(…)" ("Bot 2 (Profi)"). */
+function columnName(label) {
+  const short = label.replace(/\s*\([^()]*\)$/, "");
+  if (!short || short === label) return label;
+  return [h("span.name-long", {}, label), h("span.name-short", {}, short)];
+}
+
+/** The score sheet: points per round for every seat or team, and the totals. */
+export function scoreSheet(view, s) {
+  const cols = sides(view, s);
+  const rounds = s.round_points || [];
+  const totals = cols.map(({ side }) => (s.standings || []).find((x) => x.side === side)?.points ?? 0);
+  const rows = rounds.map((pts, i) =>
+    h("tr", { dataset: { round: String(i + 1) } }, h("th", { scope: "row" }, String(i + 1)), cols.map(({ side }) => h("td", {}, String(pts[side] ?? 0)))),
+  );
+  // Fünferpunkte of the round in play count already: they show as their own row.
+  const done = cols.map(({ side }) => rounds.reduce((sum, pts) => sum + (pts[side] ?? 0), 0));
+  const running = totals.map((x, i) => x - done[i]);
+  if (!s.view?.result && s.phase === "playing" && running.some((x) => x !== 0)) {
+    rows.push(h("tr.running", {}, h("th", { scope: "row" }, t("table.score_running", { n: s.view?.round ?? rounds.length + 1 })), running.map((x) => h("td", {}, String(x)))));
+  }
+  return h(
+    "div.score-sheet",
+    { "data-testid": "score-sheet" },
+    h(
+      "table",
+      {},
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("table.score_round")), cols.map(({ label }) => h("th", { scope: "col", title: label }, columnName(label))))),
+      h("tbody", {}, rows),
+      h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, t("table.score_total")), totals.map((x) => h("td", {}, String(x))))),
+    ),
+    rounds.length ? null : h("p.muted", {}, t("table.score_none")),
+  );
 }
 
 /** Standings with places, XP, level progress, Nochmal and the record link. */
@@ -108,6 +142,9 @@ export function matchOverlay(view, s) {
         h("a.button", { href: `/api/matches/${encodeURIComponent(matchId)}`, target: "_blank", rel: "noopener", dataset: { focusKey: "m:record" } }, t("match.record")),
         h("button", { type: "button", onclick: () => view.hooks.home(), dataset: { focusKey: "m:home" } }, t("match.home")),
       ),
+      // The score sheet below the actions: "Nochmal" stays in view on a phone.
+      h("h3.sheet-title", {}, t("table.score_sheet")),
+      scoreSheet(view, s),
       s.view?.result ? h("details.last-round", { open: true }, h("summary", {}, t("round.title", { n: s.view.round })), ...roundSummary(view, s)) : null,
     ),
   );

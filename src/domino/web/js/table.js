@@ -6,15 +6,17 @@
 
 import { h, clear, refocus, keepFocus } from "./dom.js";
 import { t } from "./i18n.js";
-import { layout, UNIT } from "./snake.js";
-import { tileFace, tileSvg, tileBack } from "./tiles.js";
-import { roundOverlay, matchOverlay } from "./results.js";
+import { UNIT } from "./snake.js";
+import { Board } from "./board.js";
+import { tileSvg, tileBack } from "./tiles.js";
+import { roundOverlay, matchOverlay, scoreSheet } from "./results.js";
 import { TileDrag } from "./drag.js";
 import { seatCard } from "./seats.js";
 import { describeEvent } from "./events.js";
 
 const TRACE_MAX = 200;
 const CLICK_SHIELD_MS = 1000;
+const LOG_MAX = 400;
 
 export class TableView {
   /**
@@ -79,6 +81,7 @@ export class TableView {
     this.boardSvg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     this.boardSvg.setAttribute("class", "line-svg");
     this.boardSvg.setAttribute("aria-hidden", "true");
+    this.board = new Board(this.boardSvg);
     this.endsEl = h("div.ends");
     this.floatEl = h("div.floaters", { "aria-hidden": "true" });
     this.lineText = h("p.sr-only"); // the drawing is hidden from screen readers; this reads it
@@ -88,11 +91,20 @@ export class TableView {
     this.actionsEl = h("div.actions");
     this.messageEl = h("p.message", { role: "status" });
     this.dockEl = h("section.dock", {}, this.meEl, this.handEl, this.actionsEl, this.messageEl);
-    this.logEl = h("ol.log", { "aria-label": t("table.log") });
+    this.logEl = h("ol.log", { "aria-label": t("table.log"), tabindex: "0" });
+    this.logEl.addEventListener("scroll", () => {
+      // Reading older lines: new ones do not pull the view down until the reader is back.
+      this.logPinned = this.logEl.scrollTop + this.logEl.clientHeight >= this.logEl.scrollHeight - 4;
+    });
+    this.logPinned = true;
+    const logOpen = h("button.log-open", { type: "button", dataset: { focusKey: "b:log" }, onclick: () => this.openSheet("log"), "aria-label": t("table.log_open") }, h("span.log-open-text", {}, t("table.log_open")), h("span.log-open-icon", { "aria-hidden": "true" }, "▴"));
     this.overlayEl = h("div.overlay-host");
+    this.sheetEl = h("div.sheet-host");
+    this.sheet = null; // "score" | "log" while a sheet is open
     this.root.append(
-      h("div.table-grid", {}, this.topEl, this.seatsEl, this.boardEl, this.dockEl, h("aside.log-box", {}, this.logEl)),
+      h("div.table-grid", {}, this.topEl, this.seatsEl, this.boardEl, this.dockEl, h("aside.log-box", {}, this.logEl, logOpen)),
       this.overlayEl,
+      this.sheetEl,
     );
   }
 
@@ -111,7 +123,8 @@ export class TableView {
     Object.assign(this.root.dataset, { v: String(state.v), phase: state.phase || "", you: String(state.you) });
     // A selection survives a snapshot only if the tile is still playable.
     if (this.selected && !this.fits(this.selected).length) this.selected = null;
-    if (!prev || prev.view?.round !== v.round) this.seenLog = [];
+    const matchOf = (x) => x?.match || x?.match_id;
+    if (!prev || matchOf(prev) !== matchOf(state)) this.seenLog = [];
     // The same snapshot may arrive twice (a repeat after a reconnect or from another socket of
     // the same profile): an event is told once per version.
     const fresh = (state.events || []).filter((ev) => {
@@ -136,6 +149,7 @@ export class TableView {
     this.renderDock();
     this.renderLog();
     this.renderOverlay();
+    this.renderSheet();
     this.fresh = null; // marked once; later re-renders (a selection) do not replay it
     if (!refocus(this.root, focusKey) && focusKey?.startsWith("t:")) {
       // The focused tile was played: keep the keyboard in the hand.
@@ -269,6 +283,7 @@ export class TableView {
   }
 
   cancel() {
+    if (this.closeSheet()) return true;
     if (!this.selected) return false;
     this.trace(`cancel ${this.selected}`);
     this.selected = null;
@@ -338,20 +353,87 @@ export class TableView {
         this.pendingFives = { tile: ev.tile, n: ev.fives, seat: ev.seat };
       }
     }
-    if (!prev && !events.length) {
+    if ((!prev || !this.seenLog.length) && !events.length) {
       // A fresh (re)connect snapshot carries no events: rebuild the log from the history.
       for (const ev of this.state.view?.history || []) {
         const text = this.describe(ev);
         if (text) this.seenLog.push(text);
       }
     }
-    this.seenLog = this.seenLog.slice(-8);
+    // The whole match as this page saw it (a reconnect starts from the current round's history).
+    if (this.seenLog.length > LOG_MAX) this.seenLog = this.seenLog.slice(-LOG_MAX);
     if (spoken.length) this.hooks.announce(spoken.join(" "));
   }
 
   renderLog() {
     clear(this.logEl);
-    for (const line of this.seenLog.slice(-6)) this.logEl.append(h("li", {}, line));
+    for (const line of this.seenLog) this.logEl.append(h("li", {}, line));
+    this.fitLog();
+    if (this.logPinned) this.logEl.scrollTop = this.logEl.scrollHeight;
+  }
+
+  /**
+   * The desktop's log box ends on a line: as tall as the newest lines that fit whole (within its
+   * max-height), so no line is cut at its top edge; the older ones are a scroll (or the sheet)
+   * away. The phone shows only the newest line.
+   */
+  fitLog() {
+    const el = this.logEl;
+    el.style.height = "";
+    if (window.matchMedia("(max-width: 760px)").matches || el.scrollHeight <= el.clientHeight) return;
+    const css = getComputedStyle(el);
+    const max = parseFloat(css.maxHeight);
+    let height = parseFloat(css.paddingTop) + parseFloat(css.paddingBottom);
+    for (const li of [...el.children].reverse()) {
+      const lh = li.getBoundingClientRect().height;
+      if (height + lh > max) break;
+      height += lh;
+    }
+    el.style.height = `${height}px`;
+  }
+
+  // ---- sheets over the table: the score sheet and the whole log ------------------------------
+
+  openSheet(kind) {
+    this.sheetOpener = document.activeElement;
+    this.sheet = kind;
+    this.renderSheet();
+    this.sheetEl.querySelector(".sheet-close")?.focus();
+  }
+
+  closeSheet() {
+    if (!this.sheet) return false;
+    this.sheet = null;
+    this.renderSheet();
+    if (this.sheetOpener?.isConnected) this.sheetOpener.focus();
+    else this.topEl.querySelector(".score-btn")?.focus();
+    return true;
+  }
+
+  renderSheet() {
+    const scrolled = this.sheetEl.querySelector(".sheet-body")?.scrollTop;
+    const key = this.sheetEl.contains(document.activeElement) ? document.activeElement.dataset.focusKey : null;
+    clear(this.sheetEl);
+    if (!this.sheet || !this.state) return;
+    const title = this.sheet === "score" ? t("table.score_sheet") : t("table.log_title");
+    let body;
+    if (this.sheet === "score") body = scoreSheet(this, this.state);
+    else body = h("ol.log-full", {}, this.seenLog.map((line) => h("li", {}, line)));
+    const sheet = h(
+      `div.overlay.sheet.sheet-${this.sheet}`,
+      { onclick: (ev) => ev.target === ev.currentTarget && this.closeSheet() },
+      h(
+        "div.panel",
+        { role: "dialog", "aria-modal": "true", "aria-labelledby": "sheet-title", "data-testid": `sheet-${this.sheet}` },
+        h("div.panel-head", {}, h("h2", { id: "sheet-title" }, title), h("button.icon-btn.sheet-close", { type: "button", onclick: () => this.closeSheet(), "aria-label": t("ui.close"), dataset: { focusKey: "s:close" } }, "×")),
+        h("div.sheet-body", { tabindex: "0" }, body),
+      ),
+    );
+    this.sheetEl.append(sheet);
+    const bodyEl = sheet.querySelector(".sheet-body");
+    // The log opens at its newest line; a reader's position survives a new snapshot.
+    bodyEl.scrollTop = scrolled ?? (this.sheet === "log" ? bodyEl.scrollHeight : 0);
+    if (key) refocus(this.sheetEl, key);
   }
 
   // ---- top bar and seats --------------------------------------------------------------------
@@ -368,6 +450,8 @@ export class TableView {
       h("span.chip", {}, t("table.target", { n: rules.target_points ?? rules.target ?? "" })),
       this.me === null ? h("span.chip.spectator", { "data-testid": "spectator-label" }, t("table.spectator")) : null,
       h("span.spacer"),
+      h("button.link.score-btn", { type: "button", dataset: { focusKey: "b:score" }, onclick: () => this.openSheet("score"), "aria-label": t("table.score_sheet"), "aria-haspopup": "dialog" },
+        h("span.score-icon", { "aria-hidden": "true" }, "☰"), h("span.long", {}, t("table.score_sheet"))),
       this.me !== null && this.state.phase !== "match_over"
         ? h("button.link.leave", { type: "button", dataset: { focusKey: "b:leave" }, onclick: () => this.leave(), "aria-label": t("table.leave") },
             h("span.long", {}, t("table.leave")), h("span.short", { "aria-hidden": "true" }, t("lobby.leave")))
@@ -416,32 +500,14 @@ export class TableView {
 
   // ---- the line -------------------------------------------------------------------------------
 
-  openerIndex(v) {
-    const hist = v.history || [];
-    const line = v.line || [];
-    // Tiles laid left after the opening push it to the right: count them.
-    const lefts = hist.filter((e) => e.kind === "play" && e.end === "L").length;
-    if (hist.some((e) => e.kind === "open")) return Math.min(lefts, line.length - 1);
-    return Math.floor(line.length / 2);
-  }
-
   renderBoard() {
     if (!this.state) return;
     const v = this.state.view || {};
     const line = v.line || [];
-    const w = this.boardEl.clientWidth || 300;
-    const hgt = this.boardEl.clientHeight || 200;
-    const lay = layout(line, this.openerIndex(v), w, hgt, { maxUnitPx: w < 500 ? 30 : 54 });
+    // The board component (board.js) draws from the plain view; the table adds the ends.
+    const lay = this.board.render(v, this.boardEl.clientWidth || 300, this.boardEl.clientHeight || 200);
     this.lay = lay;
-    const last = this.lastPlayedIndex(v);
-    let markup = "";
-    for (const tl of lay.tiles) {
-      const tr = `translate(${tl.x * UNIT} ${tl.y * UNIT}) rotate(${tl.angle}) translate(-100 -50)`;
-      markup += `<g transform="${tr}">${tileFace(tl.a, tl.b, tl.index === last ? "last" : "")}</g>`;
-    }
     this.lineText.textContent = `${t("table.line")}: ${line.map((l) => `${l[1]}|${l[2]}`).join(", ")}`;
-    this.boardSvg.setAttribute("viewBox", lay.viewBox.join(" "));
-    this.boardSvg.innerHTML = markup;
     this.renderEnds();
     if (this.pendingFives) {
       const f = this.pendingFives;
@@ -455,16 +521,8 @@ export class TableView {
     }
   }
 
-  lastPlayedIndex(v) {
-    const hist = v.history || [];
-    const lastEv = [...hist].reverse().find((e) => e.kind === "play" || e.kind === "open");
-    if (!lastEv) return -1;
-    return (v.line || []).findIndex((l) => l[0] === lastEv.tile);
-  }
-
   toPct(x, y) {
-    const [vx, vy, vw, vh] = this.lay.viewBox;
-    return [((x * UNIT - vx) / vw) * 100, ((y * UNIT - vy) / vh) * 100];
+    return this.board.toPct(x, y);
   }
 
   renderEnds() {
@@ -529,10 +587,12 @@ export class TableView {
     clear(this.meEl);
     clear(this.handEl);
     clear(this.actionsEl);
+    const lagerOn = (s.rules?.lager ?? true) && !s.rules?.pairs;
     if (this.me === null) {
       // Spectators: no hand at all, only seat 0's public card (the others sit around).
       this.dockEl.classList.add("spectating");
       this.meEl.append(this.seatCard(0));
+      if (lagerOn) this.meEl.append(this.lagerInfo(v.lager ?? 0));
       return;
     }
     this.dockEl.classList.remove("spectating");
@@ -561,7 +621,6 @@ export class TableView {
       );
       this.handEl.append(btn);
     });
-    const lagerOn = (s.rules?.lager ?? true) && !s.rules?.pairs;
     if (lagerOn) {
       this.actionsEl.append(
         h(
@@ -581,6 +640,16 @@ export class TableView {
       this.actionsEl.append(h("button.action.back", { type: "button", dataset: { focusKey: "a:back" }, onclick: () => this.hooks.send({ type: "back", match: s.match || s.match_id }) }, t("table.im_back")));
     }
     this.dockEl.classList.toggle("my-turn", mine);
+  }
+
+  /** The Lager's size for spectators (RULES.md §13): the stack and its count, not a button. */
+  lagerInfo(n) {
+    return h(
+      "div.lager.lager-info",
+      { role: "img", "aria-label": t("table.lager_count", { n }), "data-testid": "lager-info" },
+      h("span.lager-stack", { html: `<svg viewBox="0 0 220 120" aria-hidden="true"><g transform="translate(14 14)">${tileBack()}</g><g transform="translate(7 7)">${tileBack()}</g>${tileBack()}</svg>` }),
+      h("span.lager-count", {}, String(n)),
+    );
   }
 
   onTileClick(ev, tile) {

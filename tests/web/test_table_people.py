@@ -1,0 +1,144 @@
+"""What people around a table see: a spectator sees the Lager's size (never its tiles), each
+opponent's card says whether that player is online, and a reconnect ends with "Verbunden"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from test_people import SOCKET_SPY, host_lobby, join_by_link
+from webplay import (
+    MY_TURN,
+    TABLE,
+    assert_no_js_errors,
+    new_page,
+    open_lobby_with_bots,
+    playable,
+    set_rule,
+    sign_in_as_guest,
+    start_match,
+    version,
+    wait_after,
+)
+
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+READ_LAGER = """() => {
+  const info = document.querySelector('[data-testid=lager-info]');
+  return [document.querySelector('.table-screen').dataset.v,
+          info.querySelector('.lager-count').textContent, info.getAttribute('aria-label')];
+}"""
+
+
+def test_a_spectator_sees_the_lager_count(server: str, browser: Any, shots: Path) -> None:
+    sara = new_page(browser, **DESKTOP)
+    sign_in_as_guest(sara, server, "Sara")
+    open_lobby_with_bots(sara, ["anfaenger"], mode="Klassisch")
+    start_match(sara)
+    # Tom finds the match in the list of running matches and watches it on his phone.
+    tom = new_page(browser, viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
+    frames: list[dict[str, Any]] = []
+    tom.on("websocket", lambda ws: ws.on("framereceived", lambda d: frames.append(json.loads(d))))
+    sign_in_as_guest(tom, server, "Tom")
+    tom.locator("#running-list li", has_text="Sara").get_by_role("button", name="Zuschauen").tap()
+    tom.get_by_test_id("spectator-label").wait_for()
+    info = tom.get_by_test_id("lager-info")
+    seen: set[int] = set()
+    for _ in range(6):
+        sara.wait_for_selector(MY_TURN)
+        before = version(sara)
+        tiles = playable(sara)
+        # Draw whenever allowed, so the count changes.
+        if sara.locator(".action.draw").is_enabled():
+            sara.locator(".action.draw").click()
+        elif tiles:
+            i, _tile, fits = tiles[0]
+            sara.locator(".hand .tile-btn").nth(i).click()
+            if fits == "L R":
+                sara.locator(".end.glow").first.click()
+        else:
+            sara.locator(".action.pass").click()
+        wait_after(sara, before)
+        target = int(version(sara))
+        tom.wait_for_function(
+            "v => Number(document.querySelector('.table-screen').dataset.v) >= v"
+            " || !!document.querySelector('[data-testid=round-end], [data-testid=match-end]')",
+            arg=target,
+        )
+        if tom.locator("[data-testid=round-end], [data-testid=match-end]").count():
+            break
+        # What Tom's page shows is what his newest snapshot says (and what Sara's Lager shows).
+        # Read at one moment: a bot may move on meanwhile.
+        v, shown, label = tom.evaluate(READ_LAGER)
+        state = [f for f in frames if f.get("type") == "state" and str(f["v"]) == v][-1]
+        n = state["view"]["lager"]
+        assert shown == str(n)
+        assert label == f"Lager: {n} Steine"
+        sv, count = sara.evaluate(
+            "() => [document.querySelector('.table-screen').dataset.v,"
+            " document.querySelector('button.lager .lager-count').textContent]"
+        )
+        if sv == v:
+            assert count == str(n)
+        seen.add(n)
+        assert tom.locator(".hand .tile-btn").count() == 0
+        assert state["view"]["hand"] is None
+    assert 14 in seen or len(seen) > 1  # 2 seats, Lager An: 14 at the start
+    assert info.is_visible()
+    # Everything of the spectator's bar is on the phone's screen: nothing sticks out sideways.
+    assert tom.evaluate("document.documentElement.scrollWidth") <= 360
+    for button in tom.locator(".topbar button").all():
+        box = button.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360
+    tom.screenshot(path=str(shots / "phone-spectator.png"))
+    for page in (sara, tom):
+        assert_no_js_errors(page)
+
+
+def test_connection_state_verbunden_and_opponents_online(server: str, browser: Any) -> None:
+    anna, link = host_lobby(browser, server, "Anna")
+    set_rule(anna, "turn_seconds", "30 s")
+    ben = join_by_link(browser, link, "Ben")
+    ben.add_init_script(SOCKET_SPY)
+    ben.reload()  # the spy is in place from here on
+    ben.locator(".lobby-seats").wait_for()
+    anna.get_by_test_id("start").click()
+    for page in (anna, ben):
+        page.locator(TABLE).wait_for()
+    ben_card = anna.locator(".opponents .seat[data-seat='1']")
+    ben_card.locator(".dot.on").wait_for()
+    assert ben_card.get_attribute("data-online") == "true"
+    assert ben_card.locator(".badge.presence").inner_text() == "online"
+
+    # Ben's line drops: Anna sees him offline, Ben sees the red bar ...
+    conn = ben.locator("#conn")
+    ben.context.set_offline(True)
+    ben.evaluate("window.__sockets.at(-1).close()")
+    conn.wait_for(state="visible")
+    assert conn.inner_text() == "Verbindung wird wiederhergestellt …"
+    anna.locator(".opponents .seat[data-seat='1'][data-online=false]").wait_for()
+    assert ben_card.locator(".badge.presence").inner_text() == "offline"
+    assert ben_card.locator(".dot.off").count() == 1
+
+    # ... and when it is back, Ben reads "Verbunden" (then the bar goes), Anna sees him online.
+    ben.context.set_offline(False)
+    ben.locator("#conn.ok", has_text="Verbunden").wait_for()
+    anna.locator(".opponents .seat[data-seat='1'][data-online=true]").wait_for()
+    conn.wait_for(state="hidden")
+    # Ben sees Anna online too.
+    assert ben.locator(".opponents .seat[data-seat='0'] .badge.presence").inner_text() == "online"
+    for page in (anna, ben):
+        assert_no_js_errors(page)
+
+
+def test_bots_are_always_online(server: str, browser: Any) -> None:
+    page = new_page(browser, **DESKTOP)
+    sign_in_as_guest(page, server, "Olga")
+    open_lobby_with_bots(page, ["profi", "meister"], mode="Klassisch")
+    start_match(page)
+    cards = page.locator(".opponents .seat")
+    cards.nth(1).wait_for()
+    for i in range(2):
+        assert cards.nth(i).get_attribute("data-online") == "true"
+        assert cards.nth(i).locator(".badge.presence.on").inner_text() == "online"
+    assert_no_js_errors(page)
