@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 import domino
-from domino.i18n import CATALOGUES, t
+from domino.i18n import client_catalogue, t
 
 from . import protocol as p
 from .clock import Clock
@@ -220,10 +220,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/i18n/{lang}")
     async def i18n(lang: str) -> JSONResponse:
-        """The text catalogue of a language."""
-        if lang not in CATALOGUES:
+        """The text catalogue of a language, with its plural forms (domino.i18n)."""
+        body = client_catalogue(lang[:8])
+        if body is None:
             return _error("lang_not_found", 404)
-        return JSONResponse(CATALOGUES[lang])
+        return JSONResponse(body)
 
     @app.get("/api/health")
     async def health() -> JSONResponse:
