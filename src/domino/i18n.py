@@ -74,7 +74,7 @@ def load(lang: str) -> Catalogue:
     for msg in po:
         if not msg.id:
             continue  # the header
-        if isinstance(msg.id, tuple | list):
+        if isinstance(msg.id, tuple | list) and isinstance(msg.string, tuple | list):
             texts[str(msg.id[0])] = tuple(str(s) for s in msg.string)
         else:
             texts[str(msg.id)] = str(msg.string)
