@@ -329,7 +329,8 @@ export class TableView {
       const text = this.describe(ev);
       if (text) {
         this.seenLog.push(text);
-        if (ev.seat !== this.me || ev.kind === "timeout" || ev.kind === "standin") spoken.push(text);
+        // The player's own moves are not read back; what the server did for them is.
+        if (ev.seat !== this.me || ev.auto || ev.kind === "timeout" || ev.kind === "standin") spoken.push(text);
       }
       if (ev.fives) {
         const fv = fivesLine(ev.fives, this.name(ev.seat), ev.seat === this.me, false);
