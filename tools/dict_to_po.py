@@ -1,10 +1,11 @@
 """Port catalogue entries from Python dicts into the gettext message files.
 
-Usage: ``python tools/dict_to_po.py SOURCE.py [--replace] [--check]``
+Usage: ``python tools/dict_to_po.py SOURCE.py [--marker TEXT] [--replace] [--check]``
 
 SOURCE is a Python file holding two dict literals ``_DE = {...}`` and
 ``_EN = {...}`` (the old ``src/domino/i18n.py``, or one with keys added under
-a ``# -- issue 12 <branch> --`` marker). Every key the message files
+a ``# -- issue 12 <branch> --`` marker; ``--marker "issue 12"`` takes only
+the entries below that comment in each dict). Every key the message files
 ``src/domino/locale/{de,en}/LC_MESSAGES/domino.po`` lack is added, in the
 order of the dict; keys already there are left alone (``--replace``
 overwrites them, ``--check`` only lists what would change and exits 1 if
@@ -15,7 +16,7 @@ refused: both languages stay in step.
 
 The files are written by Babel with fixed dates, so a run that adds nothing
 leaves them byte for byte as they were. Check them afterwards with
-``pytest tests/test_i18n.py``.
+``pytest tests/web/test_i18n_catalogue.py``.
 """
 
 from __future__ import annotations
@@ -39,15 +40,21 @@ EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 HEADER = (
     "# Domino: the {lang} texts, one entry per stable key (msgid = the key).\n"
     "# Read by src/domino/i18n.py; keep every language's keys and placeholders in step\n"
-    "# (tests/test_i18n.py checks). Add entries by hand or with tools/dict_to_po.py."
+    "# (tests/web/test_i18n_catalogue.py checks). Add entries by hand or with tools/dict_to_po.py."
 )
 
 Text = str | tuple[str, ...]
 
 
-def dicts_of(source: Path) -> dict[str, dict[str, str]]:
-    """The ``_DE`` / ``_EN`` dict literals of a Python file, by language."""
-    tree = ast.parse(source.read_text(encoding="utf-8"))
+def dicts_of(source: Path, marker: str | None = None) -> dict[str, dict[str, str]]:
+    """The ``_DE`` / ``_EN`` dict literals of a Python file, by language.
+
+    With ``marker``, only the entries below the first line holding it inside
+    each dict (a comment such as ``# -- issue 12 quick --``).
+    """
+    text = source.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    tree = ast.parse(text)
     found: dict[str, dict[str, str]] = {}
     for node in ast.walk(tree):
         target = None
@@ -55,8 +62,16 @@ def dicts_of(source: Path) -> dict[str, dict[str, str]]:
             target, value = node.target.id, node.value
         elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             target, value = node.targets[0].id, node.value
-        if target in ("_DE", "_EN") and value is not None:
-            found[target[1:].lower()] = ast.literal_eval(value)
+        if target in ("_DE", "_EN") and isinstance(value, ast.Dict):
+            flat: dict[str, str] = ast.literal_eval(value)
+            if marker is not None:
+                start, end = value.lineno, value.end_lineno or value.lineno
+                at = next((i + 1 for i in range(start - 1, end) if marker in lines[i]), None)
+                if at is None:
+                    raise SystemExit(f"{source}: no {marker!r} inside {target}")
+                keep = {ast.literal_eval(k) for k in value.keys if k is not None and k.lineno > at}
+                flat = {k: v for k, v in flat.items() if k in keep}
+            found[target[1:].lower()] = flat
     missing = [lang for lang in LANGS if lang not in found]
     if missing:
         raise SystemExit(f"{source}: no dict for {missing}")
@@ -74,12 +89,12 @@ def entries(flat: dict[str, str]) -> dict[str, Text]:
     return out
 
 
-def po_path(lang: str) -> Path:
-    return LOCALE_DIR / lang / "LC_MESSAGES" / "domino.po"
+def po_path(lang: str, locale_dir: Path = LOCALE_DIR) -> Path:
+    return locale_dir / lang / "LC_MESSAGES" / "domino.po"
 
 
-def load(lang: str) -> Catalog:
-    path = po_path(lang)
+def load(lang: str, locale_dir: Path = LOCALE_DIR) -> Catalog:
+    path = po_path(lang, locale_dir)
     if not path.exists():
         return Catalog(
             locale=lang,
@@ -99,11 +114,11 @@ def load(lang: str) -> Catalog:
         return read_po(f, locale=lang, domain="domino")
 
 
-def save(lang: str, catalog: Catalog) -> None:
+def save(lang: str, catalog: Catalog, locale_dir: Path = LOCALE_DIR) -> None:
     catalog.creation_date = EPOCH
     catalog.revision_date = EPOCH
     catalog.fuzzy = False
-    path = po_path(lang)
+    path = po_path(lang, locale_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
         write_po(f, catalog, width=100, omit_header=False, include_previous=False)
@@ -127,14 +142,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("source", type=Path)
     ap.add_argument("--replace", action="store_true", help="overwrite keys that differ")
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 on changes")
+    ap.add_argument("--marker", help="only the entries below this comment in each dict")
+    ap.add_argument("--locale-dir", type=Path, default=LOCALE_DIR, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    by_lang = {lang: entries(flat) for lang, flat in dicts_of(args.source).items()}
+    dicts = dicts_of(args.source, args.marker)
+    by_lang = {lang: entries(flat) for lang, flat in dicts.items()}
     one_sided = set(by_lang["de"]) ^ set(by_lang["en"])
     if one_sided:
         raise SystemExit(f"keys in one language only: {sorted(one_sided)}")
     changed = 0
     for lang in LANGS:
-        catalog = load(lang)
+        catalog = load(lang, args.locale_dir)
         for key, text in by_lang[lang].items():
             old = current(catalog, key)
             if old == text:
@@ -148,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
                 del catalog[key]
             catalog[key] = message(key, text)
         if not args.check:
-            save(lang, catalog)
+            save(lang, catalog, args.locale_dir)
     return 1 if args.check and changed else 0
 
 

@@ -18,7 +18,7 @@ A line about a seat has two entries: ``key`` names the seat (``{name}``: a
 person, a bot or a team) and ``key_you`` speaks to the player ("du").
 
 The catalogues are served to the browser as ``/api/i18n/{lang}``
-(:func:`client_catalogue`). tests/test_i18n.py checks both languages have the
+(:func:`client_catalogue`). tests/web/test_i18n_catalogue.py checks both have the
 same keys and placeholders; tools/dict_to_po.py ports entries from dicts.
 """
 

@@ -9,8 +9,11 @@ player ("du"), a person, a bot and a team.
 from __future__ import annotations
 
 import gettext
+import importlib.util
 import re
+import shutil
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from babel import Locale
@@ -181,3 +184,56 @@ def test_lines_for_you_read_naturally() -> None:
     assert i18n.t("log.timeout", name="Anna") == (
         "Für Anna ist die Zeit abgelaufen, der Server spielt."
     )
+
+
+def dict_to_po() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("dict_to_po", ROOT / "tools" / "dict_to_po.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_message_files_are_as_the_tool_writes_them(tmp_path: Path) -> None:
+    # Read and written again by tools/dict_to_po.py, the files stay byte for byte the same:
+    # porting keys into them later changes only the lines of those keys.
+    tool = dict_to_po()
+    for lang in LANGS:
+        tool.save(lang, tool.load(lang), tmp_path)
+        assert tool.po_path(lang, tmp_path).read_bytes() == po_path(lang).read_bytes(), lang
+
+
+def test_the_tool_ports_the_entries_below_a_marker(tmp_path: Path) -> None:
+    locale = tmp_path / "locale"
+    shutil.copytree(i18n.LOCALE_DIR, locale)
+    source = tmp_path / "i18n.py"
+    source.write_text(
+        """_DE: dict[str, str] = {
+    "bad_json": "Anders.",
+    "log.draw_n": "{name} zieht {n} Steine.",
+    # -- issue 12 quick --
+    "quick.title": "Schnelles Spiel",
+    "quick.seats_one": "{n} Platz",
+    "quick.seats": "{n} Plätze",
+}
+_EN: dict[str, str] = {
+    "bad_json": "Other.",
+    "log.draw_n": "{name} draws {n} tiles.",
+    # -- issue 12 quick --
+    "quick.title": "Quick game",
+    "quick.seats_one": "{n} seat",
+    "quick.seats": "{n} seats",
+}
+""",
+        encoding="utf-8",
+    )
+    tool = dict_to_po()
+    args = [str(source), "--marker", "# -- issue 12", "--locale-dir", str(locale)]
+    assert tool.main([*args, "--check"]) == 1  # something to port, nothing written yet
+    assert tool.po_path("de", locale).read_bytes() == po_path("de").read_bytes()
+    assert tool.main(args) == 0
+    de = tool.load("de", locale)
+    assert de["quick.title"].string == "Schnelles Spiel"
+    assert tuple(de["quick.seats"].string) == ("{n} Platz", "{n} Plätze")
+    assert de.get("log.draw_n") is None and de["bad_json"].string != "Anders."
+    assert tool.main([*args, "--check"]) == 0  # ported: nothing left to do
