@@ -135,3 +135,21 @@ def test_the_signin_budget_option_is_burst_and_rate() -> None:
     for bad in ("50", "a,b", "0,1", "10,-1"):
         with pytest.raises(argparse.ArgumentTypeError):
             signin_budget(bad)
+
+
+@pytest.mark.parametrize("action", ["upgrade", "current"])
+def test_db_commands_name_an_unusable_database_in_one_line(tmp_path: Path, action: str) -> None:
+    # `domino db upgrade` used to print a traceback where `domino serve` says one sentence.
+    url = f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/test"
+    done = subprocess.run(
+        [sys.executable, "-m", "domino.cli", "db", action, "--db", url, "--data", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"Die Datenbank {url} ist nicht erreichbar "
+        "(Verbindung abgelehnt: dort lauscht niemand). Prüfe --db."
+    )
+    assert "Traceback" not in done.stderr

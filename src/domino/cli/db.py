@@ -59,9 +59,17 @@ def run(args: argparse.Namespace) -> int:
         finally:
             await db.close()
 
+    from sqlalchemy.exc import DBAPIError
+
+    from .serve import database_problem
+
     try:
         print(asyncio.run(go()), flush=True)
     except PartialSchema as exc:
         print(exc, file=sys.stderr)
+        return 2
+    except (OSError, TimeoutError, DBAPIError) as exc:
+        # The same one sentence as `domino serve`: missing, unreachable or refused.
+        print(database_problem(settings.database_url, exc), file=sys.stderr)
         return 2
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,14 +12,14 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
-from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 import domino
-from domino.i18n import client_catalogue, t
+from domino.i18n import LANGS, client_catalogue, t
 
 from . import protocol as p
+from .assets import TYPES, Blob, WebAssets, answer
 from .clock import Clock
 from .lobby import LobbyError, normalize_code
 from .metrics import CONTENT_TYPE
@@ -218,13 +219,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         out = await service.match_out(mid[:40])
         return out if out is not None else _error("match_not_found", 404)
 
+    # The catalogues, serialized and gzipped once; the page names their versions, so a
+    # request with the current ``v`` may be cached for good (server/assets.py).
+    catalogues = {
+        lang: Blob.of(
+            json.dumps(client_catalogue(lang), ensure_ascii=False, separators=(",", ":")).encode(
+                "utf-8"
+            ),
+            TYPES[".json"],
+        )
+        for lang in LANGS
+    }
+
     @app.get("/api/i18n/{lang}")
-    async def i18n(lang: str) -> JSONResponse:
+    async def i18n(lang: str, request: Request, v: str = "") -> Response:
         """The text catalogue of a language, with its plural forms (domino.i18n)."""
-        body = client_catalogue(lang[:8])
-        if body is None:
+        blob = catalogues.get(lang)
+        if blob is None:
             return _error("lang_not_found", 404)
-        return JSONResponse(body)
+        status, headers, body = answer(
+            request.headers, request.method, blob, immutable=v == blob.version
+        )
+        out = Response(body, status_code=status)
+        out.raw_headers = headers
+        return out
 
     @app.get("/api/health")
     async def health() -> JSONResponse:
@@ -263,5 +281,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     web = settings.web_dir or WEB_DIR
     if web.is_dir():
-        app.mount("/", StaticFiles(directory=web, html=True), name="web")
+        versions = {lang: blob.version for lang, blob in catalogues.items()}
+        app.mount("/", WebAssets(web, versions), name="web")
     return app

@@ -7,10 +7,21 @@ let catalogue = {};
 let categories = ["one", "other"];
 let current = "de";
 
+/** The catalogue's address; with the version the page names, the browser may cache it for good. */
+function catalogueUrl(lang) {
+  let versions = {};
+  try {
+    versions = JSON.parse(document.querySelector('meta[name="domino-i18n"]')?.content || "{}");
+  } catch {
+    versions = {};
+  }
+  return versions[lang] ? `/api/i18n/${lang}?v=${versions[lang]}` : `/api/i18n/${lang}`;
+}
+
 /** Load the served catalogue for `lang` (German unless the player switched). */
 export async function loadCatalogue(lang) {
   try {
-    const res = await fetch(`/api/i18n/${lang}`, { headers: { Accept: "application/json" } });
+    const res = await fetch(catalogueUrl(lang), { headers: { Accept: "application/json" } });
     if (res.ok) {
       const body = await res.json();
       catalogue = body && typeof body.messages === "object" ? body.messages : {};
