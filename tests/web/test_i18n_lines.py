@@ -173,25 +173,53 @@ def test_every_round_end_line_reads_well_for_every_subject(server: str, browser:
     assert_no_js_errors(page)
 
 
+RECORD_SPEECH = """
+() => {
+  // Every announcement the page makes (the aria-live region), in order.
+  window.__said = [];
+  const el = document.getElementById("announcer");
+  new MutationObserver(() => {
+    if (el.textContent) window.__said.push(el.textContent);
+  }).observe(el, { childList: true, characterData: true, subtree: true });
+}
+"""
+
+TIMEOUT_YOU = "Deine Zeit ist abgelaufen, der Server spielt für dich."
+FOR_YOU = r"Der Bot (legt|zieht|passt) für dich"
+
+
 def test_when_the_clock_runs_out_the_log_says_the_server_played_for_you(
     server: str, browser: Any
 ) -> None:
     page = new_page(browser, viewport={"width": 1280, "height": 800})
     sign_in_as_guest(page, server, "Mia")
-    open_lobby_with_bots(page, ["fortgeschritten"])
+    page.evaluate(RECORD_SPEECH)
+    open_lobby_with_bots(page, ["fortgeschritten"], mode="Klassisch")
+    set_rule(page, "target", "150")  # no match end before the stand-in has played
     set_rule(page, "turn_seconds", "12 s")  # the shortest clock the rules allow
     start_match(page)
     # The player does nothing on her turn: after 12 s the server moves for her.
     page.locator(MY_TURN).wait_for()
     log = page.locator(f"{TABLE} ol.log")
-    log.locator("li", has_text="Deine Zeit ist abgelaufen, der Server spielt für dich.").wait_for(
-        timeout=60_000
-    )
+    log.locator("li", has_text=TIMEOUT_YOU).wait_for(timeout=60_000)
     lines = log.locator("li").all_inner_texts()
-    at = lines.index("Deine Zeit ist abgelaufen, der Server spielt für dich.")
-    after = lines[at + 1 :]
+    after = lines[lines.index(TIMEOUT_YOU) + 1 :]
     # The automatic moves that follow are the bot's for her, never "Du legst/ziehst/passt".
-    assert after and re.match(r"Der Bot (legt|zieht|passt) für dich", after[0]), lines
-    assert not [x for x in lines if broken(x, "de")], lines
+    assert after and re.match(FOR_YOU, after[0]), lines
     assert not [x for x in after if re.match(r"Du (legst|ziehst|passt)", x)], lines
+    # Her next turn runs out too: a bot stands in for her and plays her turns ("auto" bot
+    # moves); the screen reader hears it after the stand-in news, not only the timeout's.
+    log.locator("li", has_text="Ein Bot vertritt dich.").wait_for(timeout=60_000)
+    page.wait_for_function(
+        "([re]) => new RegExp('Ein Bot vertritt dich\\..*' + re).test(window.__said.join(' '))",
+        arg=[FOR_YOU],
+        timeout=60_000,
+    )
+    said = page.evaluate("window.__said")
+    assert not [x for x in said if broken(x, "de")], said
+    assert not [x for x in said if re.search(r"Du (legst|ziehst|passt|eröffnest)", x)], said
+    # "Ich bin wieder da": the log greets her back in her own words.
+    page.get_by_role("button", name="Ich bin wieder da").click()
+    log.locator("li", has_text="Du bist wieder da.").wait_for()
+    assert not [x for x in log.locator("li").all_inner_texts() if broken(x, "de")]
     assert_no_js_errors(page)
