@@ -211,7 +211,7 @@ def test_when_the_clock_runs_out_the_log_says_the_server_played_for_you(
     # moves); the screen reader hears it after the stand-in news, not only the timeout's.
     # (Read from the recorded speech: with two bots playing, the log scrolls fast.)
     page.wait_for_function(
-        "([re]) => new RegExp('Ein Bot vertritt dich\\..*' + re).test(window.__said.join(' '))",
+        "([re]) => new RegExp('Ein Bot vertritt dich[.].*' + re).test(window.__said.join(' '))",
         arg=[FOR_YOU],
         timeout=60_000,
     )
