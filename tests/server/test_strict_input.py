@@ -181,4 +181,4 @@ def test_an_unknown_language_has_the_documented_error_shape(h: Harness) -> None:
     assert r.status_code == 404
     assert r.json() == {"error": {"code": "lang_not_found", "message": t("lang_not_found")}}
     assert r.json()["error"]["message"] != "lang_not_found"
-    assert h.tc.get("/api/i18n/de").json()["not_host"] == t("not_host")
+    assert h.tc.get("/api/i18n/de").json()["messages"]["not_host"] == t("not_host")

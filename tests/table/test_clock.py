@@ -81,7 +81,10 @@ def test_timeout_draws_until_a_tile_fits_then_plays() -> None:
     assert m.round.turn != s  # the whole turn was taken
     snap = table.snapshot(None, entry["t"])
     drawn = len(moves) - 1
-    assert snap["view"]["history"][-drawn - 1 : -1] == [{"seat": s, "kind": "draw"}] * drawn
+    history = snap["view"]["history"]
+    # The server moved for the human: the history says so ("auto"), as do the events.
+    assert history[-drawn - 1 : -1] == [{"seat": s, "kind": "draw", "auto": True}] * drawn
+    assert history[-1]["kind"] == "play" and history[-1]["auto"] is True
 
 
 def test_timeout_draws_the_lager_empty_then_passes() -> None:
@@ -167,8 +170,22 @@ def test_two_expired_turns_in_a_row_bring_a_standin_and_back_ends_it() -> None:
     kinds = [e["kind"] for e in msg["events"]]
     moved = [i for i, k in enumerate(kinds) if k in ("draw", "play", "pass")]
     assert kinds[0] == "timeout" and moved and moved[-1] < kinds.index("standin")
-    # From now on a bot (Fortgeschritten) plays seat 0, after a natural delay.
+    assert all(msg["events"][i].get("auto") is True for i in moved)
+    # From now on a bot (Fortgeschritten) plays seat 0, after a natural delay; its
+    # moves are marked as made for the human ("auto"), Ben's own are not.
     entry = run_until_kind(driver, "bot", 0)
+    bot_events = [
+        e for _, m in driver.outcomes[-1].messages for e in m["events"] if e.get("seat") == 0
+    ]
+    assert bot_events and all(e.get("auto") is True for e in bot_events)
+    own = [
+        e
+        for o in driver.outcomes
+        for _, m in o.messages
+        for e in m["events"]
+        if e.get("seat") == 1 and e["kind"] in ("play", "draw", "pass")
+    ]
+    assert own and not any(e.get("auto") for e in own)
     m = table.match
     assert m is not None
     # "Ich bin wieder da": the bot stands down, the seat's clock runs again.

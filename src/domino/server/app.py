@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 import domino
-from domino.i18n import CATALOGUES, t
+from domino.i18n import LANGS, client_catalogue, t
 
 from . import protocol as p
 from .assets import TYPES, Blob, WebAssets, answer
@@ -223,15 +223,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # request with the current ``v`` may be cached for good (server/assets.py).
     catalogues = {
         lang: Blob.of(
-            json.dumps(cat, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+            json.dumps(client_catalogue(lang), ensure_ascii=False, separators=(",", ":")).encode(
+                "utf-8"
+            ),
             TYPES[".json"],
         )
-        for lang, cat in CATALOGUES.items()
+        for lang in LANGS
     }
 
     @app.get("/api/i18n/{lang}")
     async def i18n(lang: str, request: Request, v: str = "") -> Response:
-        """The text catalogue of a language."""
+        """The text catalogue of a language, with its plural forms (domino.i18n)."""
         blob = catalogues.get(lang)
         if blob is None:
             return _error("lang_not_found", 404)

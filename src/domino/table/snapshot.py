@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from domino.rules import PublicEvent, RoundState, private_part, view
+from domino.rules import RoundState, private_part, view
+
+from .events import public_event
 
 if TYPE_CHECKING:
     from .table import Table
@@ -32,8 +34,9 @@ def _history(table: Table, rnd: RoundState) -> list[dict[str, Any]]:
         table.history_cache = cached
     done = cached[1]
     log = rnd.log
-    for ev in log[len(done) :]:
-        done.append(PublicEvent.of(ev).to_dict())
+    auto = table.auto_moves.get(table.match.round_no, set()) if table.match else set()
+    for i in range(len(done), len(log)):
+        done.append(public_event(log[i], i in auto))
     return list(done)
 
 

@@ -48,6 +48,7 @@ from .model import (
     BACK,
     BOT_MOVE,
     END,
+    HUMAN,
     LEAVE,
     MATCH_OVER,
     MOVE,
@@ -148,6 +149,10 @@ class Table:
         self._seen: Seen = (0, 0)
         # The current round's public history as message dicts (snapshot._history).
         self.history_cache: tuple[RoundState, list[dict[str, Any]]] | None = None
+        #: Per round, the indices in the round's log of the moves the server made
+        #: for a human seat (a stand-in or left seat's bot, an expired turn): their
+        #: public events carry ``"auto": true`` (docs/match-state.md).
+        self.auto_moves: dict[int, set[int]] = {}
 
     def _set_bot_budget(self, budget: float | None, clock: Callable[[], float]) -> None:
         if budget is not None and not budget >= 0:
@@ -427,13 +432,18 @@ class Table:
         elif self.match is None:
             raise RestoreError("The log does not begin with the start entry.")
         elif kind in (MOVE, BOT_MOVE):
+            start = len(self._m.round.log)
             self._m.apply(Move.parse(payload["move"]), seat)
             if kind == MOVE:
                 self.seats[seat].expired = 0
+            elif self.seats[seat].spec.kind == HUMAN:
+                self._mark_auto(start)
         elif kind == TIMEOUT:
             self._events.append({"kind": "timeout", "seat": seat})
+            start = len(self._m.round.log)
             for text in payload["moves"]:
                 self._m.apply(Move.parse(text), seat)
+            self._mark_auto(start)
             self._collect_events()  # the automatic moves before the stand-in news
             st = self.seats[seat]
             st.expired += 1
@@ -503,8 +513,14 @@ class Table:
                 self._deadline = t + self.rules.turn_seconds
 
     # -- events and messages ---------------------------------------------------
+    def _mark_auto(self, start: int) -> None:
+        """The round's log from ``start`` on holds moves the server made for a human."""
+        m = self._m
+        self.auto_moves.setdefault(m.round_no, set()).update(range(start, len(m.round.log)))
+
     def _collect_events(self) -> None:
-        self._seen = announce(self._m, self._seen, self._events)
+        auto = self.auto_moves.get(self._m.round_no, set())
+        self._seen = announce(self._m, self._seen, self._events, auto)
 
     def _flush(self, out: Outcome, now: float) -> None:
         """One snapshot per audience carrying the events gathered so far."""

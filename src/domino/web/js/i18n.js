@@ -1,7 +1,10 @@
-// The text catalogue: src/domino/i18n.py, served at /api/i18n/{lang}, is the only one. A key it
-// lacks shows as the key itself, so a missing text is visible (and the browser tests catch it).
+// The text catalogue: the message files read by src/domino/i18n.py, served at /api/i18n/{lang},
+// are the only one. A key it lacks shows as the key itself, so a missing text is visible (and the
+// browser tests catch it). A plural entry is a list of forms; `plural` names the CLDR category of
+// each form, so `Intl.PluralRules` picks one.
 
 let catalogue = {};
+let categories = ["one", "other"];
 let current = "de";
 
 /** The catalogue's address; with the version the page names, the browser may cache it for good. */
@@ -21,8 +24,8 @@ export async function loadCatalogue(lang) {
     const res = await fetch(catalogueUrl(lang), { headers: { Accept: "application/json" } });
     if (res.ok) {
       const body = await res.json();
-      // Accept both {key: text} and {messages: {key: text}}.
-      catalogue = body && typeof body.messages === "object" ? body.messages : body || {};
+      catalogue = body && typeof body.messages === "object" ? body.messages : {};
+      if (Array.isArray(body?.plural)) categories = body.plural;
       current = lang;
     }
   } catch {
@@ -36,14 +39,24 @@ export function lang() {
   return current;
 }
 
-/** The text for `key` with `{name}` placeholders filled from `params`. */
-export function t(key, params = {}) {
-  const text = catalogue[key] ?? key;
+/** The form of a plural entry `forms` for the count `n`. */
+function form(forms, n) {
+  const i = categories.indexOf(new Intl.PluralRules(current).select(n));
+  return forms[i >= 0 && i < forms.length ? i : forms.length - 1];
+}
+
+function fill(text, params) {
   return text.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }
 
-/** A count in words: `key_one` for exactly one ("1 Punkt"), else `key` ("2 Punkte"). */
-export function tn(key, n, params = {}) {
-  return t(n === 1 ? `${key}_one` : key, { ...params, n });
+/** The text for `key` with `{name}` placeholders filled from `params` (a plural entry by `n`). */
+export function t(key, params = {}) {
+  const entry = catalogue[key] ?? key;
+  const text = Array.isArray(entry) ? form(entry, typeof params.n === "number" ? params.n : 2) : entry;
+  return fill(text, params);
 }
 
+/** A count in words, in the language's plural form: "1 Punkt", "2 Punkte". */
+export function tn(key, n, params = {}) {
+  return t(key, { ...params, n });
+}

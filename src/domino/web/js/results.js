@@ -3,9 +3,17 @@
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { handsElement } from "./board.js";
+import { fivesLine } from "./events.js";
 
 function miniTiles(tiles) {
   return handsElement(tiles, (tile) => t("table.tile", { tile }));
+}
+
+/** Whether `side` (a seat, or with Paare a team) is the player's own. */
+function isMine(view, side) {
+  const s = view.state;
+  if (view.me === null || view.me === undefined) return false;
+  return s.rules?.pairs ? s.seats?.[view.me]?.side === side : side === view.me;
 }
 
 function sideName(view, side) {
@@ -38,11 +46,12 @@ function roundSummary(view, s) {
     r.reason === "domino"
       ? t(r.out_seat === view.me ? "round.domino_you" : "round.domino", { name: view.name(r.out_seat) })
       : t("round.blocked");
-  const mine = !s.rules?.pairs && r.winner === view.me;
+  const pairs = Boolean(s.rules?.pairs);
+  const scoredKey = isMine(view, r.winner) ? (pairs ? "round.scores_team_you" : "round.scores_you") : "round.scores";
   const scored =
     r.winner === null || r.winner === undefined
       ? t("round.nobody")
-      : t(mine ? "round.scores_you" : "round.scores", { name: sideName(view, r.winner), n: r.points[r.winner] });
+      : tn(scoredKey, r.points[r.winner], { name: sideName(view, r.winner) });
   const rows = (s.seats || []).map((seat, i) =>
     h(
       "li.reveal-row",
@@ -52,7 +61,7 @@ function roundSummary(view, s) {
     ),
   );
   const fives = (r.fives || []).some((x) => x > 0)
-    ? h("p.fives-sum", {}, (r.fives || []).map((x, side) => (x ? t("log.fives", { name: sideName(view, side), n: x }) : "")).filter(Boolean).join(" "))
+    ? h("p.fives-sum", {}, (r.fives || []).map((x, side) => (x ? fivesLine(x, sideName(view, side), isMine(view, side), pairs) : "")).filter(Boolean).join(" "))
     : null;
   return [h("p.reason", {}, reason), h("p.scored", {}, scored), fives, h("ul.reveal", {}, rows)].filter(Boolean);
 }

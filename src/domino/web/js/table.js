@@ -12,7 +12,7 @@ import { tileSvg, tileBack } from "./tiles.js";
 import { roundOverlay, matchOverlay, scoreSheet } from "./results.js";
 import { TileDrag } from "./drag.js";
 import { seatCard } from "./seats.js";
-import { describeEvent } from "./events.js";
+import { describeEvent, fivesLine } from "./events.js";
 
 const TRACE_MAX = 200;
 const CLICK_SHIELD_MS = 1000;
@@ -344,10 +344,11 @@ export class TableView {
       const text = this.describe(ev);
       if (text) {
         this.seenLog.push(text);
-        if (ev.seat !== this.me || ev.kind === "timeout" || ev.kind === "standin") spoken.push(text);
+        // The player's own moves are not read back; what the server did for them is.
+        if (ev.seat !== this.me || ev.auto || ev.kind === "timeout" || ev.kind === "standin") spoken.push(text);
       }
       if (ev.fives) {
-        const fv = t(ev.seat === this.me ? "log.fives_you" : "log.fives", { name: this.name(ev.seat), n: ev.fives });
+        const fv = fivesLine(ev.fives, this.name(ev.seat), ev.seat === this.me, false);
         this.seenLog.push(fv);
         spoken.push(fv);
         this.pendingFives = { tile: ev.tile, n: ev.fives, seat: ev.seat };
