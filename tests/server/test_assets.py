@@ -98,3 +98,26 @@ def test_the_real_client_survives_slimming() -> None:
         code = [ln for ln in kept if not ln.startswith(("//", "/*", "*"))]
         assert [ln for ln in code if ln not in slimmed.splitlines()] == [], path.name
         assert len(gzip.compress(slimmed.encode())) < len(gzip.compress(text.encode())), path.name
+
+
+def test_only_the_static_import_graph_is_preloaded(tmp_path: Path) -> None:
+    web = _web(tmp_path)
+    (web / "js" / "app.js").write_text(
+        'import { x } from "./dom.js";\nimport {\n  y,\n} from "./more.js";\n'
+        'const later = () => import("./table.js");\n',
+        encoding="utf-8",
+    )
+    (web / "js" / "more.js").write_text('export * from "./deep.js";\n', encoding="utf-8")
+    (web / "js" / "deep.js").write_text("export const y = 1;\n", encoding="utf-8")
+    (web / "js" / "table.js").write_text("export const T = 1;\n", encoding="utf-8")
+    assets = WebAssets(web)
+    assert assets.static_imports("js/app.js") == {
+        "js/app.js",
+        "js/dom.js",
+        "js/more.js",
+        "js/deep.js",
+    }
+    html = TestClient(assets).get("/").text
+    assert 'rel="modulepreload" href="/js/deep.js?v=' in html
+    assert 'rel="modulepreload" href="/js/table.js' not in html
+    assert '"/js/table.js": "/js/table.js?v=' in html  # the import map still names it

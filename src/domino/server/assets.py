@@ -48,6 +48,10 @@ def version_of(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()[:16]
 
 
+#: ``import ... from "./x.js";`` at a line's start (a dynamic ``import("./x.js")`` is not one).
+_STATIC_IMPORT = re.compile(
+    r'^\s*(?:import|export)\b[^;"\'(]*?from\s*["\'](\.{1,2}/[^"\']+)["\']', re.M
+)
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 
@@ -213,16 +217,40 @@ class WebAssets:
             # The page's own references: src="js/app.js", href="css/app.css", href="favicon.svg".
             html = html.replace(f'"{rel}"', f'"/{rel}?v={v[rel]}"')
         modules = {f"/{rel}": f"/{rel}?v={ver}" for rel, ver in versions if rel.endswith(".js")}
+        eager = self.static_imports("js/app.js")
         head = [
             f'<meta name="{I18N_META}" content="{_attr(json.dumps(self.extra, sort_keys=True))}">',
             '<script type="importmap">' + json.dumps({"imports": modules}) + "</script>",
             # Fetch the whole module graph at once, not one import level after the other.
-            *(f'<link rel="modulepreload" href="{url}">' for url in modules.values()),
+            # (only what app.js imports statically: code it loads later stays out of a
+            # first visit)
+            *(
+                f'<link rel="modulepreload" href="{url}">'
+                for key, url in modules.items()
+                if key.removeprefix("/") in eager
+            ),
         ]
         html = html.replace("<title>", "\n".join(head) + "\n<title>", 1)
         blob = Blob.of(html.encode("utf-8"), TYPES[".html"])
         self._page = (key, blob)
         return blob
+
+    def static_imports(self, entry: str) -> set[str]:
+        """The modules ``entry`` needs before it runs: its static imports, transitively."""
+        seen: set[str] = set()
+        todo = [entry]
+        while todo:
+            rel = todo.pop()
+            if rel in seen:
+                continue
+            blob = self.file(rel)
+            if blob is None:
+                continue
+            seen.add(rel)
+            base = PurePosixPath(rel).parent
+            for spec in _STATIC_IMPORT.findall(blob.body.decode("utf-8")):
+                todo.append(os.path.normpath(str(base / spec)))
+        return seen
 
     # -- ASGI -----------------------------------------------------------------------------------
 

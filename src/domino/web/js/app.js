@@ -3,7 +3,6 @@
 import { h, clear, refocus } from "./dom.js";
 import { t, loadCatalogue, lang } from "./i18n.js";
 import { api, getToken, setToken, Live, ConnectionBar } from "./net.js";
-import { TableView } from "./table.js";
 import { bindKeys, startGamepad } from "./input.js";
 import { lobbyScreen } from "./lobby.js";
 import { helpOverlay } from "./help.js";
@@ -412,6 +411,15 @@ function maybeRematch() {
 
 // ---- render -----------------------------------------------------------------------------------
 
+let tableModule = null;
+function loadTable() {
+  tableModule ??= import("./table.js").catch((err) => {
+    tableModule = null; // offline for a moment: the next render tries again
+    throw err;
+  });
+  return tableModule;
+}
+
 async function render() {
   const r = route();
   clearInterval(app.listTimer);
@@ -423,8 +431,14 @@ async function render() {
     clear(app.root).append(header(), startScreen());
     return;
   }
+  // The table's code (table, board, drag, results ...) is not needed before one plays: it is
+  // loaded once signed in, while the start page already shows (server/assets.py keeps it out of
+  // the first visit's preloads).
+  const tableCode = loadTable();
   if (r.name === "match") {
     if (!app.table) {
+      const { TableView } = await tableCode;
+      if (app.table || route().name !== "match") return; // another render came first
       const host = h("main.screen.table-screen");
       clear(app.root).append(host);
       app.table = new TableView(host, { send, announce, toast, help: openHelp, again, home: leaveTable, left: (id) => (app.leftMatch = id) });
