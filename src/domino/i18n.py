@@ -368,6 +368,35 @@ _DE: dict[str, str] = {
         " keine XP."
     ),
     "round.pips_one": "{n} Auge",
+    # -- issue 13 analysis --
+    "analysis_match_running": (
+        "Diese Partie läuft noch. Analyse und Wiederholung gibt es erst, wenn sie zu Ende ist."
+    ),
+    "analysis_no_record": "Von dieser Partie gibt es keinen Spielbericht, den Meister prüfen kann.",
+    "analysis_failed": "Die Analyse dieser Partie ist fehlgeschlagen.",
+    "analysis_busy": (
+        "Meister analysiert gerade viele Partien. Versuch es in einer Minute noch einmal."
+    ),
+    "replay_match_running": (
+        "Diese Partie läuft noch. Die Wiederholung gibt es erst, wenn sie zu Ende ist."
+    ),
+    "replay_no_record": "Von dieser Partie gibt es keinen Spielbericht.",
+    "bad_cursor": (
+        "Diese Seitenangabe verstehe ich nicht. Fang noch einmal auf der ersten Seite an."
+    ),
+    "bad_limit": "Pro Seite gehen 1 bis 50 Partien.",
+    "analysis.grade.ungenau": "Ungenau",
+    "analysis.grade.fehler": "Fehler",
+    "analysis.grade.patzer": "Patzer",
+    "analysis.running": "Meister analysiert die Partie … {done} von {total} Zügen.",
+    "analysis.best": "Besser war {move} ({value} Punkte erwartet).",
+    "analysis.hindsight": "Im Nachhinein (mit Blick in alle Hände)",
+    "analysis.summary_you": (
+        "Du hast {share} % der besten Züge gefunden und im Schnitt {loss} Punkte verloren."
+    ),
+    "analysis.summary": (
+        "{name} hat {share} % der besten Züge gefunden und im Schnitt {loss} Punkte verloren."
+    ),
 }
 
 _EN: dict[str, str] = {
@@ -405,8 +434,7 @@ _EN: dict[str, str] = {
     "db_current": "Database at revision {revision} (newest: {head}).",
     "db_current_none": "The database has no version table (newest revision: {head}).",
     "db_missing": (
-        "The database {name} does not exist on {server}. Create it (createdb {name}) "
-        "or check --db."
+        "The database {name} does not exist on {server}. Create it (createdb {name}) or check --db."
     ),
     "db_unreachable": "The database {url} cannot be reached ({reason}). Check --db.",
     "db_refused": "The database {url} refuses the connection ({reason}). Check --db.",
@@ -706,6 +734,29 @@ _EN: dict[str, str] = {
         "Really leave? A bot plays on for you, and you get no XP for this match."
     ),
     "round.pips_one": "{n} pip",
+    # -- issue 13 analysis --
+    "analysis_match_running": (
+        "This match is still running. Analysis and replay come once it is over."
+    ),
+    "analysis_no_record": "There is no game record of this match for Meister to check.",
+    "analysis_failed": "The analysis of this match failed.",
+    "analysis_busy": "Meister is analysing many matches right now. Try again in a minute.",
+    "replay_match_running": "This match is still running. The replay comes once it is over.",
+    "replay_no_record": "There is no game record of this match.",
+    "bad_cursor": "I do not understand this page marker. Start again on the first page.",
+    "bad_limit": "A page holds 1 to 50 matches.",
+    "analysis.grade.ungenau": "Inaccuracy",
+    "analysis.grade.fehler": "Mistake",
+    "analysis.grade.patzer": "Blunder",
+    "analysis.running": "Meister is analysing the match … {done} of {total} moves.",
+    "analysis.best": "Better was {move} ({value} points expected).",
+    "analysis.hindsight": "In hindsight (looking into every hand)",
+    "analysis.summary_you": (
+        "You found {share} % of the best moves and lost {loss} points on average."
+    ),
+    "analysis.summary": (
+        "{name} found {share} % of the best moves and lost {loss} points on average."
+    ),
 }
 
 CATALOGUES: Final[dict[str, dict[str, str]]] = {"de": _DE, "en": _EN}
