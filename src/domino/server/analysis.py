@@ -4,9 +4,11 @@ processes, stored, and served with their progress (docs/analysis.md).
 The analysis itself is :mod:`domino.analysis` (pure). Here:
 
 - **Off the event loop.** The judging runs in a pool of worker processes (a
-  ``forkserver`` pool of ``analysis_workers``, each lowered to ``nice`` +10 by its
-  initializer), one round of one match per task. The loop only awaits the
-  futures and writes the progress; live matches keep their core.
+  ``forkserver`` pool of ``analysis_workers``, each moved by its initializer to
+  Linux's idle scheduling class, which runs it only on a CPU nothing else wants,
+  and to ``nice`` +10 where that class is missing), one round of one match per
+  task. The loop only awaits the futures and writes the progress; live matches
+  keep their core.
 - **Bounded.** At most ``analysis_workers + analysis_queue`` matches are being
   analysed or waiting on a node; one more is refused (503 ``analysis_busy``)
   before anything is claimed.
@@ -42,8 +44,14 @@ log = logging.getLogger("domino.server.analysis")
 
 
 def _lower_priority(nice: int) -> None:  # pragma: no cover - runs in the worker process
+    """Make this worker yield to everything else: Linux's idle scheduling class (it runs
+    only on a CPU nothing else wants), else ``nice``."""
     with contextlib.suppress(OSError):
         os.nice(nice)
+    idle = getattr(os, "SCHED_IDLE", None)
+    if idle is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(0, idle, os.sched_param(0))
 
 
 def judged_moves(record: Mapping[str, Any], entries: list[dict[str, Any]]) -> frozenset[MoveRef]:
@@ -72,7 +80,8 @@ def judged_moves(record: Mapping[str, Any], entries: list[dict[str, Any]]) -> fr
     made = sum(len(r.get("moves", [])) for r in rounds)
     logged = _count_moves(entries)
     if made != logged:
-        log.warning("analysis: log and record disagree (%d vs %d moves)", logged, made)
+        if logged:  # a match stored without its table log (imported) has no say
+            log.warning("analysis: log and record disagree (%d vs %d moves)", logged, made)
         return human_moves(record)
     return frozenset(out)
 
