@@ -180,3 +180,21 @@ def test_replay_frames_show_every_hand_but_never_the_lager() -> None:
         text = repr(frames)
         assert not any(f"'{t}'" in text for t in hidden)
         assert [f["event"]["move"] for f in frames["frames"][1:]] == rnd["moves"]
+
+
+def test_the_analysis_package_imports_only_rules_and_bots() -> None:
+    import ast
+
+    import domino.analysis
+
+    root = Path(domino.analysis.__file__).parent
+    for path in root.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                if name.startswith("domino"):
+                    assert name.split(".")[1] in ("rules", "bots", "analysis"), (path, name)

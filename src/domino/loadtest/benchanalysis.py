@@ -174,12 +174,12 @@ async def _windows(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            rows.append(("on", row, len(done)))
+            print(f"  {rows[-2][0]}: p99 {rows[-2][1].p99} ms; on: p99 {row.p99} ms", flush=True)
             pending = [m for m in pending if m not in done]
             if not pending:
                 print("  (every stored match is analysed: raise --matches)")
                 break
-            rows.append(("on", row, len(done)))
-            print(f"  {rows[-2][0]}: p99 {rows[-2][1].p99} ms; on: p99 {row.p99} ms", flush=True)
     finally:
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             await loader.send("stop")
