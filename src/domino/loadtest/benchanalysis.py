@@ -136,7 +136,7 @@ async def _analyse(url: str, ids: list[str], concurrent: int, done: list[str]) -
                     break
                 if r.status_code not in (202, 503):
                     raise RuntimeError(f"analysis of {mid}: {r.status_code} {r.text}")
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.5)  # a viewer asks about twice a second
 
     async with httpx.AsyncClient(base_url=url, timeout=30.0) as client:
         await asyncio.gather(*(one(client) for _ in range(concurrent)))

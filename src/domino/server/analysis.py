@@ -168,9 +168,21 @@ class AnalysisDesk:
             await job.done.wait()
 
     # -- the request -------------------------------------------------------------------
-    async def get(self, mid: str) -> tuple[int, dict[str, Any]]:
-        """``(200, analysis)`` when stored, ``(202, progress)`` while it is worked on
-        (claimed now if nobody has it); :class:`AnalysisError` otherwise."""
+    async def get(self, mid: str) -> tuple[int, dict[str, Any] | str]:
+        """``(200, analysis as JSON text)`` when stored, ``(202, progress)`` while it is
+        worked on (claimed now if nobody has it); :class:`AnalysisError` otherwise."""
+        now = self.clock.now()
+        stale_before = now - self.settings.analysis_stale
+        # The analysis row first: a viewer polls while it runs, and only a row that is
+        # missing (or stale) needs the match's record.
+        stored = await self.db.analysis(mid, decode=False)
+        if stored is not None:
+            if stored["status"] == "done":
+                return 200, stored["result"]
+            if stored["status"] == "failed":
+                raise AnalysisError("analysis_failed", 500)
+            if stored["updated_at"] >= stale_before or mid in self.jobs:
+                return 202, _progress(stored)
         row = await self.db.match(mid)
         if row is None:
             raise AnalysisError("match_not_found", 404)
@@ -179,23 +191,13 @@ class AnalysisDesk:
         record = row["record"]
         if not isinstance(record, dict) or record.get("format") != "domino-record":
             raise AnalysisError("analysis_no_record", 409)
-        stored = await self.db.analysis(mid)
-        now = self.clock.now()
-        stale_before = now - self.settings.analysis_stale
-        if stored is not None:
-            if stored["status"] == "done":
-                return 200, stored["result"]
-            if stored["status"] == "failed":
-                raise AnalysisError("analysis_failed", 500)
-            if stored["updated_at"] >= stale_before or mid in self.jobs:
-                return 202, _progress(stored)
         if len(self.jobs) >= self.capacity:
             raise AnalysisError("analysis_busy", 503)
         judged = judged_moves(record, await self.db.match_log(mid))
         total = len(judged)
         samples = self.settings.analysis_samples
         if not await self.db.claim_analysis(mid, self.node, now, total, samples, stale_before):
-            stored = await self.db.analysis(mid)
+            stored = await self.db.analysis(mid, decode=False)
             assert stored is not None
             if stored["status"] == "done":
                 return 200, stored["result"]

@@ -257,9 +257,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     @app.get("/api/matches/{mid}/analysis")
-    async def analysis(mid: str) -> JSONResponse:
+    async def analysis(mid: str) -> Response:
         """Meister's judgement of every human move: 200 when ready, 202 with progress."""
         status, body = await service.analyses.get(mid[:40])
+        if isinstance(body, str):  # the stored document, sent as stored
+            return Response(body, media_type="application/json", status_code=status)
         return JSONResponse(body, status_code=status)
 
     # The catalogues, serialized and gzipped once; the page names their versions, so a

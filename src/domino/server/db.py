@@ -999,15 +999,17 @@ class Database:
             return out
 
     # -- analyses (docs/analysis.md) ---------------------------------------------------------
-    async def analysis(self, mid: str) -> dict[str, Any] | None:
-        """A match's analysis row (``result`` decoded), or ``None``."""
+    async def analysis(self, mid: str, decode: bool = True) -> dict[str, Any] | None:
+        """A match's analysis row (``result`` decoded, or its JSON text unless
+        ``decode``), or ``None``."""
         a = self.t.analyses
         async with self.engine.connect() as conn:
             row = (await conn.execute(sa.select(a).where(a.c.match_id == mid))).first()
         if row is None:
             return None
         d = dict(row._mapping)
-        d["result"] = json.loads(d["result"]) if d["result"] is not None else None
+        if decode and d["result"] is not None:
+            d["result"] = json.loads(d["result"])
         return d
 
     async def claim_analysis(
