@@ -119,6 +119,28 @@ async def test_profile_pages_go_back_in_time_without_gaps_or_repeats(dbs: list[D
     assert seen == everything
 
 
+def test_only_the_humans_own_moves_are_judged_not_the_servers() -> None:
+    """A timed-out turn and a stand-in's moves were the server's, not the player's."""
+    record = {
+        "rounds": [
+            {"moves": ["6|2 R", "D", "D", "6|4 L", "P"]},
+            {"moves": ["1|1 L", "1|0 R"]},
+        ]
+    }
+    log = [
+        {"kind": "start", "payload": {"round": 1}},
+        {"kind": "move", "seat": 1, "payload": {"move": "6|2 R"}},
+        {"kind": "timeout", "seat": 0, "payload": {"moves": ["D", "D", "6|4 L"]}},
+        {"kind": "bot", "seat": 1, "payload": {"move": "P"}},
+        {"kind": "round", "payload": {"round": 2}},
+        {"kind": "bot", "seat": 0, "payload": {"move": "1|1 L"}},
+        {"kind": "back", "seat": 1, "payload": {}},
+        {"kind": "move", "seat": 1, "payload": {"move": "1|0 R"}},
+        {"kind": "end", "payload": {"reason": "target"}},
+    ]
+    assert judged_moves(record, log) == {(1, 1), (2, 2)}
+
+
 # -- over HTTP --------------------------------------------------------------------------
 def finished_match(h: Harness, name: str = "Anna", seed: int = 1) -> tuple[Client, str]:
     """A two-seat match to 30 of ``name`` (random moves) against Profi, played out."""

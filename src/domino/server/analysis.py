@@ -15,8 +15,9 @@ The analysis itself is :mod:`domino.analysis` (pure). Here:
 - **Once per match, in a cluster too.** The ``match_analysis`` row is the claim:
   whichever node inserts it first does the work; every node reads the progress
   (``done``/``total`` moves) and the result from it. A claim whose owner has not
-  reported for ``analysis_stale`` seconds (a node that died) is taken over by a
-  conditional update that only one node can make.
+  reported for ``analysis_stale`` seconds (a node that died; a live owner writes
+  at least every quarter of that) is taken over by a conditional update that only
+  one node can make.
 - **Which moves.** The moves of human seats that the humans made themselves: the
   table log tells them apart from the moves the server made for a seat (timeouts,
   a stand-in bot, a player who left).
@@ -226,6 +227,23 @@ class AnalysisDesk:
                 job.done.set()
 
     async def _run(self, job: Job) -> None:
+        progress = [0]
+        beat = asyncio.create_task(self._heartbeat(job, progress))
+        try:
+            await self._judge(job, progress)
+        finally:
+            beat.cancel()
+            await asyncio.gather(beat, return_exceptions=True)
+
+    async def _heartbeat(self, job: Job, progress: list[int]) -> None:
+        """Keep the claim fresh while a long round is judged (the workers run only on
+        idle CPU, so a round may take long on a busy machine): other nodes must not
+        take over a claim whose owner is alive."""
+        while True:
+            await asyncio.sleep(self.settings.analysis_stale / 4)
+            await self.db.analysis_progress(job.mid, self.node, progress[0], self.clock.now())
+
+    async def _judge(self, job: Job, progress: list[int]) -> None:
         loop = asyncio.get_running_loop()
         s = self.settings
         seed = job.mid  # public, and fixes the samples: the analysis can be recomputed
@@ -243,6 +261,7 @@ class AnalysisDesk:
                 s.analysis_hindsight,
             )
             done += n
+            progress[0] = done
             if not await self.db.analysis_progress(job.mid, self.node, done, self.clock.now()):
                 log.warning("analysis of %s: the claim went to another node", job.mid)
                 return
