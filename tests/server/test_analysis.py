@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -212,6 +213,30 @@ def test_progress_comes_from_another_nodes_claim_until_it_goes_stale(tmp_path: P
         # The old owner's late writes are refused.
         assert not h.tc.portal.call(db.finish_analysis, mid, "other-node", now, {"x": 1})
         assert h.tc.portal.call(db.analysis, mid)["owner"] == h.service.node
+
+
+def test_a_dead_worker_process_is_replaced_and_the_match_analysed_later(tmp_path: Path) -> None:
+    with harness(tmp_path, analysis_samples=SAMPLES, analysis_stale=60.0) as h:
+        _, mid = finished_match(h)
+        desk = h.service.analyses
+
+        async def kill_the_worker() -> None:
+            desk._ensure_started()
+            assert desk._pool is not None
+            pid = await asyncio.get_running_loop().run_in_executor(desk._pool, os.getpid)
+            os.kill(pid, signal.SIGKILL)
+
+        h.tc.portal.call(kill_the_worker)
+        assert h.tc.get(f"/api/matches/{mid}/analysis").status_code == 202
+        h.tc.portal.call(desk.idle)
+        # Not the match's fault: no failure stored, the claim waits to go stale.
+        row = h.tc.portal.call(h.service.db.analysis, mid)
+        assert row["status"] == "running"
+        assert h.tc.get(f"/api/matches/{mid}/analysis").status_code == 202
+        h.clock.advance(61.0)
+        assert h.tc.get(f"/api/matches/{mid}/analysis").status_code == 202
+        h.tc.portal.call(desk.idle)
+        assert h.tc.get(f"/api/matches/{mid}/analysis").status_code == 200
 
 
 def test_the_queue_is_bounded(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ import multiprocessing
 import os
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,22 +132,25 @@ class AnalysisDesk:
         self.gate.set()
         self._pool: ProcessPoolExecutor | None = None
         self._workers: list[asyncio.Task[None]] = []
+        self._claiming = 0  # requests between the capacity check and their claim
 
     @property
     def capacity(self) -> int:
         """Matches this node takes at once (running and waiting)."""
         return self.settings.analysis_workers + self.settings.analysis_queue
 
-    def _ensure_started(self) -> None:
-        if self._workers:
-            return
-        ctx = multiprocessing.get_context("forkserver")
-        self._pool = ProcessPoolExecutor(
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
             max_workers=self.settings.analysis_workers,
-            mp_context=ctx,
+            mp_context=multiprocessing.get_context("forkserver"),
             initializer=_lower_priority,
             initargs=(self.settings.analysis_nice,),
         )
+
+    def _ensure_started(self) -> None:
+        if self._workers:
+            return
+        self._pool = self._new_pool()
         loop = asyncio.get_running_loop()
         self._workers = [
             loop.create_task(self._work()) for _ in range(self.settings.analysis_workers)
@@ -192,12 +196,19 @@ class AnalysisDesk:
         record = row["record"]
         if not isinstance(record, dict) or record.get("format") != "domino-record":
             raise AnalysisError("analysis_no_record", 409)
-        if len(self.jobs) >= self.capacity:
+        if len(self.jobs) + self._claiming >= self.capacity:
             raise AnalysisError("analysis_busy", 503)
-        judged = judged_moves(record, await self.db.match_log(mid))
-        total = len(judged)
-        samples = self.settings.analysis_samples
-        if not await self.db.claim_analysis(mid, self.node, now, total, samples, stale_before):
+        self._claiming += 1  # a place held while the claim is on its way
+        try:
+            judged = judged_moves(record, await self.db.match_log(mid))
+            total = len(judged)
+            samples = self.settings.analysis_samples
+            claimed = await self.db.claim_analysis(
+                mid, self.node, now, total, samples, stale_before
+            )
+        finally:
+            self._claiming -= 1
+        if not claimed:
             stored = await self.db.analysis(mid, decode=False)
             assert stored is not None
             if stored["status"] == "done":
@@ -218,6 +229,13 @@ class AnalysisDesk:
                 await self._run(job)
             except asyncio.CancelledError:
                 raise
+            except BrokenProcessPool:
+                # A worker process died (killed, out of memory): not the match's fault.
+                # A fresh pool; the claim is left to go stale and be taken again.
+                log.warning("analysis of %s: the worker process died", job.mid)
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
             except Exception:
                 log.exception("analysis of %s failed", job.mid)
                 with contextlib.suppress(Exception):
