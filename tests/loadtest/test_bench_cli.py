@@ -43,3 +43,13 @@ def test_percentile_by_nearest_rank() -> None:
     assert percentile(values, 0.5) == 50.0
     assert percentile(values, 0.99) == 99.0
     assert percentile([], 0.5) is None
+
+
+def test_bench_analysis_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "analysis", "--matches", "2", "--samples", "4", "--clients", "8"]
+    args += ["--warmup", "0.5", "--window", "2", "--pairs", "1", "--delay", "0.05"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "analysis CPU per 4-seat match to 100 (2 matches, 4 samples" in text
+    rows = [ln.split()[0] for ln in text.splitlines() if ln.split()[:1] in (["off"], ["on"])]
+    assert rows == ["off", "on"]

@@ -12,9 +12,10 @@ import argparse
 
 def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``server``, ``crash`` and ``leaks`` to the ``domino bench`` subparsers ``what``."""
-    from domino.loadtest import audit, bench, benchcluster, benchfailover, crash
+    from domino.loadtest import audit, bench, benchanalysis, benchcluster, benchfailover, crash
 
     bench.register(what)
+    benchanalysis.register(what)
     benchcluster.register(what)
     benchfailover.register(what)
     crash.register(what)

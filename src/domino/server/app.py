@@ -17,13 +17,16 @@ from starlette.websockets import WebSocket
 
 import domino
 from domino.i18n import LANGS, client_catalogue, t
+from domino.rules.record import dumps as record_dumps
 
 from . import protocol as p
+from .analysis import AnalysisError
 from .assets import TYPES, Blob, WebAssets, answer
 from .clock import Clock
 from .lobby import LobbyError, normalize_code
 from .metrics import CONTENT_TYPE
 from .people import PeopleError, profile_out
+from .queries import QueryError
 from .service import Service
 from .settings import Settings
 from .ws import TokenBucket, websocket_endpoint
@@ -33,6 +36,11 @@ WEB_DIR = Path(domino.__file__).parent / "web"
 
 def _error(code: str, status: int, /, **params: Any) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": t(code, **params)}}, status_code=status)
+
+
+def _cut(text: str | None) -> str | None:
+    """A query parameter cut to a sane length (a cursor is short)."""
+    return None if text is None else text[:100]
 
 
 def _bearer(request: Request) -> str | None:
@@ -143,6 +151,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _people(_req: Request, exc: PeopleError) -> JSONResponse:
         return _error(exc.code, exc.status, **exc.params)
 
+    @app.exception_handler(QueryError)
+    async def _query(_req: Request, exc: QueryError) -> JSONResponse:
+        return _error(exc.code, exc.status)
+
+    @app.exception_handler(AnalysisError)
+    async def _analysis(_req: Request, exc: AnalysisError) -> JSONResponse:
+        return _error(exc.code, exc.status)
+
     async def _me(request: Request) -> str:
         token = _bearer(request)
         if token is None:
@@ -191,15 +207,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Response(status_code=204)
 
     @app.get("/api/me", response_model=p.ProfilePageOut)
-    async def me(request: Request) -> p.ProfilePageOut | JSONResponse:
-        """The signed-in profile with its recent matches."""
-        page = await service.profile_page(await _me(request))
+    async def me(
+        request: Request, before: str | None = None, limit: int | None = None
+    ) -> p.ProfilePageOut | JSONResponse:
+        """The signed-in profile with its matches, newest first, a page at a time."""
+        page = await service.profile_page(await _me(request), _cut(before), limit)
         return page if page is not None else _error("profile_not_found", 404)
 
     @app.get("/api/profiles/{pid}", response_model=p.ProfilePageOut)
-    async def profile(pid: str) -> p.ProfilePageOut | JSONResponse:
-        """Anyone's public profile with its recent matches."""
-        page = await service.profile_page(pid[:40])
+    async def profile(
+        pid: str, before: str | None = None, limit: int | None = None
+    ) -> p.ProfilePageOut | JSONResponse:
+        """Anyone's public profile with its matches, newest first, a page at a time."""
+        page = await service.profile_page(pid[:40], _cut(before), limit)
         return page if page is not None else _error("profile_not_found", 404)
 
     @app.get("/api/lobbies", response_model=p.LobbyListMsg)
@@ -218,6 +238,31 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """A match summary; its record once it is over."""
         out = await service.match_out(mid[:40])
         return out if out is not None else _error("match_not_found", 404)
+
+    @app.get("/api/matches/{mid}/replay")
+    async def replay(mid: str) -> JSONResponse:
+        """A finished match step by step, every hand face up, and its score sheet."""
+        return JSONResponse(await service.queries.replay(mid[:40]))
+
+    @app.get("/api/matches/{mid}/record")
+    async def record_file(mid: str) -> Response:
+        """A finished match's game record as a file (``domino replay FILE`` reads it)."""
+        mid = mid[:40]
+        record = await service.queries.finished_record(mid)
+        safe = "".join(c for c in mid if c.isalnum() or c in "_-")
+        return Response(
+            record_dumps(record) + "\n",
+            media_type="application/json",
+            headers={"content-disposition": f'attachment; filename="domino-{safe}.json"'},
+        )
+
+    @app.get("/api/matches/{mid}/analysis")
+    async def analysis(mid: str) -> Response:
+        """Meister's judgement of every human move: 200 when ready, 202 with progress."""
+        status, body = await service.analyses.get(mid[:40])
+        if isinstance(body, str):  # the stored document, sent as stored
+            return Response(body, media_type="application/json", status_code=status)
+        return JSONResponse(body, status_code=status)
 
     # The catalogues, serialized and gzipped once; the page names their versions, so a
     # request with the current ``v`` may be cached for good (server/assets.py).

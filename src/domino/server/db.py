@@ -81,6 +81,7 @@ class Tables:
     log: sa.Table
     players: sa.Table
     members: sa.Table
+    analyses: sa.Table
 
 
 def make_tables(prefix: str = "") -> Tables:
@@ -162,7 +163,24 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("won", sa.Boolean, nullable=False),
         sa.Column("finished_at", sa.Float, nullable=False),
     )
-    return Tables(meta, profiles, tokens, lobbies, matches, log, players, members)
+    # One row per finished match whose analysis was asked for (docs/analysis.md): the row
+    # is the claim (inserted once, whichever node asks first), the progress while it is
+    # worked on, and the stored result. A claim whose owner stopped reporting (updated_at
+    # too old) may be taken over.
+    analyses = sa.Table(
+        f"{prefix}match_analysis",
+        meta,
+        sa.Column("match_id", sa.String(40), primary_key=True),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("owner", sa.String(64), nullable=True),
+        sa.Column("done", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("total", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("samples", sa.Integer, nullable=False),
+        sa.Column("started_at", sa.Float, nullable=False),
+        sa.Column("updated_at", sa.Float, nullable=False),
+        sa.Column("result", sa.Text, nullable=True),
+    )
+    return Tables(meta, profiles, tokens, lobbies, matches, log, players, members, analyses)
 
 
 def _dumps(value: Any) -> str:
@@ -241,8 +259,7 @@ class Database:
         )
         # PostgreSQL's append statements (asyncpg; see _commit_fenced).
         self._pg_fence = (
-            f'SELECT id, fence FROM "{self.t.matches.name}" WHERE id = ANY($1::varchar[])'
-            " FOR SHARE"
+            f'SELECT id, fence FROM "{self.t.matches.name}" WHERE id = ANY($1::varchar[]) FOR SHARE'
         )
         self._pg_insert = (
             f'INSERT INTO "{self.t.log.name}" (match_id, idx, entry)'
@@ -946,16 +963,30 @@ class Database:
             d[k] = json.loads(d[k]) if d[k] is not None else None
         return d
 
-    async def recent(self, pid: str, limit: int) -> list[dict[str, Any]]:
-        """A profile's finished matches, newest first, with the match rows joined."""
+    async def recent(
+        self, pid: str, limit: int, before: tuple[float, str] | None = None
+    ) -> list[dict[str, Any]]:
+        """A profile's finished matches, newest first, with the match rows joined.
+
+        ``before``: only matches older than this ``(finished_at, match_id)`` (a page's
+        last entry: the next page; equal times are ordered by match id).
+        """
         m, pl = self.t.matches, self.t.players
         q = (
             sa.select(pl, m.c.rules, m.c.seats, m.c.result)
             .join(m, m.c.id == pl.c.match_id)
             .where(pl.c.profile_id == pid)
-            .order_by(pl.c.finished_at.desc())
+            .order_by(pl.c.finished_at.desc(), pl.c.match_id.desc())
             .limit(limit)
         )
+        if before is not None:
+            at, mid = before
+            q = q.where(
+                sa.or_(
+                    pl.c.finished_at < at,
+                    sa.and_(pl.c.finished_at == at, pl.c.match_id < mid),
+                )
+            )
         async with self.engine.connect() as conn:
             rows = await conn.execute(q)
             out = []
@@ -966,6 +997,88 @@ class Database:
                 d["result"] = json.loads(d["result"]) if d["result"] else None
                 out.append(d)
             return out
+
+    # -- analyses (docs/analysis.md) ---------------------------------------------------------
+    async def analysis(self, mid: str, decode: bool = True) -> dict[str, Any] | None:
+        """A match's analysis row (``result`` decoded, or its JSON text unless
+        ``decode``), or ``None``."""
+        a = self.t.analyses
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(a).where(a.c.match_id == mid))).first()
+        if row is None:
+            return None
+        d = dict(row._mapping)
+        if decode and d["result"] is not None:
+            d["result"] = json.loads(d["result"])
+        return d
+
+    async def claim_analysis(
+        self, mid: str, owner: str, now: float, total: int, samples: int, stale_before: float
+    ) -> bool:
+        """Claim the analysis of ``mid`` for ``owner``: ``True`` when this call got it.
+
+        The first claim inserts the row (the primary key lets only one insert win,
+        whichever node tries); a later claim wins only over a running claim whose owner
+        last reported before ``stale_before`` (a node that died), by a conditional
+        update that only one node's transaction can make.
+        """
+        a = self.t.analyses
+        values = {
+            "status": "running",
+            "owner": owner[:64],
+            "done": 0,
+            "total": total,
+            "samples": samples,
+            "started_at": now,
+            "updated_at": now,
+            "result": None,
+        }
+        try:
+            async with self._write() as conn:
+                await conn.execute(a.insert().values(match_id=mid, **values))
+            return True
+        except IntegrityError:
+            pass
+        async with self._write() as conn:
+            res = await conn.execute(
+                a.update()
+                .where(
+                    a.c.match_id == mid,
+                    a.c.status == "running",
+                    a.c.updated_at < stale_before,
+                )
+                .values(**values)
+            )
+        return bool(res.rowcount == 1)
+
+    async def analysis_progress(self, mid: str, owner: str, done: int, now: float) -> bool:
+        """Store the progress of a claimed analysis; ``False`` when the claim was lost."""
+        a = self.t.analyses
+        async with self._write() as conn:
+            res = await conn.execute(
+                a.update()
+                .where(a.c.match_id == mid, a.c.owner == owner[:64], a.c.status == "running")
+                .values(done=done, updated_at=now)
+            )
+        return bool(res.rowcount == 1)
+
+    async def finish_analysis(
+        self, mid: str, owner: str, now: float, result: dict[str, Any] | None
+    ) -> bool:
+        """Store the result (``None``: it failed) of a claimed analysis; ``False`` when
+        the claim was lost (another node's result counts)."""
+        a = self.t.analyses
+        async with self._write() as conn:
+            res = await conn.execute(
+                a.update()
+                .where(a.c.match_id == mid, a.c.owner == owner[:64], a.c.status == "running")
+                .values(
+                    status="done" if result is not None else "failed",
+                    updated_at=now,
+                    result=None if result is None else _dumps(result),
+                )
+            )
+        return bool(res.rowcount == 1)
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

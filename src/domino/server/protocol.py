@@ -327,6 +327,7 @@ class ProfilePageOut(_Out):
 
     profile: ProfileOut
     recent: list[RecentOut]
+    next: str | None = None  # the cursor of the next page (``?before=``); None: the last
 
 
 class AuthOut(_Out):

@@ -4,12 +4,48 @@ from __future__ import annotations
 
 from typing import Any
 
+from domino.analysis.frames import replay_data
 from domino.rules.record import public as rules_public_record
 
 from . import protocol as p
 from .db import Database
 from .people import profile_out
 from .settings import Settings
+
+#: Most matches one profile page lists (``?limit=``).
+MAX_PAGE = 50
+
+
+class QueryError(Exception):
+    """A refused question: ``code`` is a catalogue key, ``status`` the HTTP status."""
+
+    def __init__(self, code: str, status: int) -> None:
+        super().__init__(code)
+        self.code = code
+        self.status = status
+
+
+def cursor_of(finished_at: float, mid: str) -> str:
+    """The ``before`` cursor that continues a profile's list after this match.
+
+    >>> cursor_of(1767350000.5, "m_ab")
+    '1767350000.5_m_ab'
+    >>> read_cursor(cursor_of(1767350000.5, "m_ab"))
+    (1767350000.5, 'm_ab')
+    """
+    return f"{finished_at!r}_{mid}"
+
+
+def read_cursor(text: str) -> tuple[float, str]:
+    """The ``(finished_at, match id)`` of a cursor; :class:`QueryError` if unreadable."""
+    at, _, mid = text.partition("_")
+    try:
+        value = float(at)
+    except ValueError:
+        raise QueryError("bad_cursor", 400) from None
+    if not mid or len(mid) > 40 or value != value:
+        raise QueryError("bad_cursor", 400)
+    return value, mid
 
 
 class Queries:
@@ -19,13 +55,25 @@ class Queries:
         self.settings = settings
         self.db = db
 
-    async def profile_page(self, pid: str) -> p.ProfilePageOut | None:
-        """A profile with its recent matches."""
+    async def profile_page(
+        self, pid: str, before: str | None = None, limit: int | None = None
+    ) -> p.ProfilePageOut | None:
+        """A profile with its matches, newest first, one page of ``limit`` (default
+        ``Settings.recent_matches``) older than the cursor ``before``; ``next`` is the
+        cursor of the following page (``None``: this is the last)."""
+        if limit is None:
+            limit = self.settings.recent_matches
+        if not 1 <= limit <= MAX_PAGE:
+            raise QueryError("bad_limit", 400)
+        after = read_cursor(before) if before is not None else None
         row = await self.db.profile(pid)
         if row is None:
             return None
+        rows = await self.db.recent(pid, limit + 1, after)
+        more = len(rows) > limit
+        rows = rows[:limit]
         recent = []
-        for r in await self.db.recent(pid, self.settings.recent_matches):
+        for r in rows:
             result = r["result"] or {}
             standings = result.get("standings") or []
             scores = [s["points"] for s in sorted(standings, key=lambda s: s["side"])]
@@ -42,7 +90,28 @@ class Queries:
                     scores=scores,
                 )
             )
-        return p.ProfilePageOut(profile=profile_out(row), recent=recent)
+        last = rows[-1] if rows else None
+        following = cursor_of(last["finished_at"], last["match_id"]) if more and last else None
+        return p.ProfilePageOut(profile=profile_out(row), recent=recent, next=following)
+
+    async def finished_record(self, mid: str) -> dict[str, Any]:
+        """The public record of a finished match; :class:`QueryError` for an unknown
+        match (404), a running one (409: the deal is secret until the end) or one the
+        server holds no game record of (409)."""
+        row = await self.db.match(mid)
+        if row is None:
+            raise QueryError("match_not_found", 404)
+        if row["status"] != "finished":
+            raise QueryError("replay_match_running", 409)
+        record = public_record(row["record"])
+        if record is None:
+            raise QueryError("replay_no_record", 409)
+        return record
+
+    async def replay(self, mid: str) -> dict[str, Any]:
+        """The replay viewer's data of a finished match (``domino.analysis.frames``)."""
+        record = await self.finished_record(mid)
+        return {"match": mid, **replay_data(record)}
 
     async def match_out(self, mid: str) -> p.MatchOut | None:
         """A match summary; the record only once it is over."""

@@ -30,6 +30,7 @@ from pydantic import BaseModel
 from domino.i18n import t
 
 from . import protocol as p
+from .analysis import AnalysisDesk
 from .conn import Conn
 from .connections import Connections, Online
 from .db import Database
@@ -107,6 +108,7 @@ class Service:
         self.lobby_desk = LobbyDesk(settings, self.db, self.router, self.match_desk)
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
         self.queries = Queries(settings, self.db)
+        self.analyses = AnalysisDesk(settings, self.db, self.node)
 
     async def _lobby_free(self, runner: MatchRunner, gone: set[str | None]) -> None:
         await self.lobby_desk.match_over(runner, gone)
@@ -167,6 +169,7 @@ class Service:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(STOP_WAIT), self.activity:
                 await self.activity.wait_for(lambda: self.busy == 0)
+        await self.analyses.stop()
         await self.lobby_desk.stop()
         await self.match_desk.stop()
         for conns in self.router.conns.values():
@@ -314,9 +317,11 @@ class Service:
         """A lobby for ``GET /api/lobbies/{code}``."""
         return await self.lobby_desk.lobby_out(code)
 
-    async def profile_page(self, pid: str) -> p.ProfilePageOut | None:
-        """A profile with its recent matches."""
-        return await self.queries.profile_page(pid)
+    async def profile_page(
+        self, pid: str, before: str | None = None, limit: int | None = None
+    ) -> p.ProfilePageOut | None:
+        """A profile with one page of its matches (newest first)."""
+        return await self.queries.profile_page(pid, before, limit)
 
     async def match_out(self, mid: str) -> p.MatchOut | None:
         """A match summary; the record only once it is over."""

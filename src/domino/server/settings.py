@@ -69,6 +69,16 @@ class Settings:
     password_min: int = 8
     password_max: int = 128
     recent_matches: int = 20
+    # Post-match analyses (docs/analysis.md): worker processes, matches that may wait
+    # beyond them, sampled deals per decision, the priority the workers lower themselves
+    # to, seconds after which a claim nobody reports on is taken over, and whether the
+    # hindsight judgement (knowing every hand) is stored beside it.
+    analysis_workers: int = 1
+    analysis_queue: int = 8
+    analysis_samples: int = 200
+    analysis_nice: int = 10
+    analysis_stale: float = 60.0
+    analysis_hindsight: bool = True
     # The garbage collector's policy for a serving process (server/gcpolicy.py); None
     # leaves the interpreter's defaults (tests run many servers in one process).
     gc_policy: GcPolicy | None = None

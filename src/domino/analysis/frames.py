@@ -1,0 +1,74 @@
+"""The replay viewer's data: a finished match, step by step, every hand face up.
+
+After a match every hand is public (RULES.md §7 shows them at each round's end);
+the tiles still in the Lager and the *Lager Aus* leftovers never are (§4): a frame
+gives the Lager's size only, a draw names its tile (it went into a hand that is
+now public). Each frame is the spectators' view of that moment
+(:meth:`~domino.rules.SeatView.to_dict`, what the live table renders) plus
+``hands``, so the viewer feeds its one board component the same shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from domino.rules import DRAW, Deal, MatchState, Move, view
+from domino.rules.record import outcome_of, rules_of
+
+FORMAT: Final = "domino-replay"
+VERSION: Final = 1
+
+
+def _frame(match: MatchState, event: dict[str, Any] | None) -> dict[str, Any]:
+    d = view(match, None, with_history=False).to_dict()
+    del d["hand"], d["legal"], d["seat"]
+    rnd = match.round
+    d["hands"] = [[str(t) for t in rnd.hand(s)] for s in range(match.rules.seats)]
+    d["event"] = event
+    return d
+
+
+def replay_data(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Every round's frames (the opening first, then one per move) and the score sheet.
+
+    ``record`` is a finished match's stored record (trusted to replay).
+    """
+    rules = rules_of(record["rules"])
+    match = MatchState(rules, auto=False)
+    rounds = []
+    for round_no, rnd in enumerate(record["rounds"], start=1):
+        deal = Deal.from_dict(rnd["deal"])
+        match.start_round(deal)
+        opening = view(match, None).history[0]
+        frames = [
+            _frame(
+                match,
+                {"seat": opening.seat, "kind": "open", "tile": str(opening.tile), "end": None},
+            )
+        ]
+        for text in rnd.get("moves", []):
+            move = Move.parse(text)
+            seat = match.round.turn
+            ev = match.apply(move, seat)
+            event: dict[str, Any] = {"seat": seat, "kind": ev.kind, "tile": None, "end": ev.end}
+            if ev.tile is not None:
+                event["tile"] = str(ev.tile)  # a drawn tile too: its hand is public now
+            if ev.fives:
+                event["fives"] = ev.fives
+            event["move"] = str(move)
+            if move.kind == DRAW:
+                event["end"] = None
+            frames.append(_frame(match, event))
+        rounds.append({"round": round_no, "opener": match.round.opener, "frames": frames})
+    if record.get("ended") == "abandoned":
+        match.end_now()
+    outcome = outcome_of(match, record.get("seats"))
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "rules": {**rules.to_dict(), "target_points": rules.target_points},
+        "seats": record.get("seats"),
+        "rounds": rounds,
+        "sheet": outcome.to_dict(),
+    }

@@ -1,0 +1,216 @@
+"""``domino bench analysis``: what a post-match analysis costs (docs/performance.md).
+
+Two figures, in one run:
+
+1. **CPU per match.** ``--matches`` whole 4-seat matches to 100 points (Profi bots,
+   seeded), every seat counted as human so every move is judged (the worst case);
+   each analysed in this process with the server's settings (``--samples``
+   sampled deals per decision, hindsight on). CPU seconds per match
+   (``time.process_time``), median and maximum.
+2. **Latency it adds to live matches.** The real server (as ``domino bench
+   server`` starts it, SQLite in a temporary folder) with those matches stored as
+   finished, and load processes playing ``--clients`` at human pace. One analysis
+   runs before measuring (the server starts its worker process on the first
+   request, once per process; that start is not what is compared). Windows of
+   ``--window`` seconds alternate: *off* (no analysis) and *on* (a client keeps
+   ``--concurrent`` analyses running through ``GET /api/matches/{id}/analysis``,
+   asking for the next match as soon as one is stored). Command→event p50/p99 of
+   each kind of window are printed side by side, with the analyses done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from domino.analysis import review
+from domino.bots import make_bot
+from domino.rules import MatchState, Rules, view
+from domino.rules.record import record_of
+
+from .bench import Loader, _measure, _wait_ready, percentile
+from .launcher import ServerProcess
+from .procstat import raise_nofile
+
+
+def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``domino bench analysis``."""
+    p = what.add_parser("analysis", help="CPU per analysed match, live latency beside analyses")
+    p.add_argument("--matches", type=int, default=8, help="4-seat matches to 100 points")
+    p.add_argument("--samples", type=int, default=200, help="sampled deals per decision")
+    p.add_argument("--clients", type=int, default=400, help="live clients (4 per table)")
+    p.add_argument("--delay", type=float, default=1.0, help="seconds before each live move")
+    p.add_argument("--warmup", type=float, default=10.0)
+    p.add_argument("--window", type=float, default=20.0)
+    p.add_argument("--pairs", type=int, default=2, help="off/on window pairs")
+    p.add_argument("--concurrent", type=int, default=1, help="analyses kept running")
+    p.add_argument("--cpu-only", action="store_true", help="only the CPU figure")
+    p.set_defaults(func=run)
+
+
+def bot_record(seed: str) -> dict[str, Any]:
+    """A whole 4-seat match to 100 points of Profi bots, every seat recorded as human."""
+    rules = Rules(seats=4, target=100)
+    m = MatchState(rules, seed=seed)
+    bots = [make_bot("profi", f"{seed}/{i}") for i in range(4)]
+    while not m.over:
+        if m.round.over:
+            m.start_round()
+            continue
+        s = m.round.turn
+        m.apply(bots[s].choose(view(m, s)), s)
+    return record_of(m, seats=[{"name": f"P{i}", "kind": "human"} for i in range(4)])
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``domino bench analysis``."""
+    records = [bot_record(f"bench-analysis-{i}") for i in range(args.matches)]
+    cpu, judged, moves = [], [], []
+    for rec in records:
+        t0 = time.process_time()
+        out = review(rec, samples=args.samples, seed="bench")
+        cpu.append(time.process_time() - t0)
+        judged.append(sum(1 for m in out["moves"] if not m["forced"]))
+        moves.append(len(out["moves"]))
+    print(
+        f"analysis CPU per 4-seat match to 100 ({args.matches} matches, {args.samples} "
+        f"samples, hindsight on): median {statistics.median(cpu):.2f} s, max {max(cpu):.2f} s; "
+        f"moves per match median {statistics.median(moves):.0f}, judged (not forced) "
+        f"{statistics.median(judged):.0f}"
+    )
+    if args.cpu_only:
+        return 0
+    raise_nofile()
+    with tempfile.TemporaryDirectory(prefix="domino-bench-analysis-") as tmp:
+        data = Path(tmp) / "data"
+        data.mkdir()
+        ids = asyncio.run(_store(data, records))
+        server = ServerProcess(data, log=Path(tmp) / "server.log")
+        server.start()
+        try:
+            rows = asyncio.run(_windows(args, server, ids))
+        finally:
+            server.stop()
+    _report(rows)
+    return 0
+
+
+async def _store(data: Path, records: list[dict[str, Any]]) -> list[str]:
+    """The records as finished matches in the server's database; their ids."""
+    from domino.server.db import Database
+
+    db = Database(f"sqlite+aiosqlite:///{data / 'domino.sqlite'}")
+    await db.create()
+    ids = []
+    try:
+        for i, rec in enumerate(records):
+            mid = f"m_bench{i:04d}"
+            await db.create_match(mid, None, rec["rules"], rec["seats"], "s", 0.0, [])
+            await db.finish_match(mid, 1.0, {"standings": []}, rec, [])
+            ids.append(mid)
+    finally:
+        await db.close()
+    return ids
+
+
+async def _analyse(url: str, ids: list[str], concurrent: int, done: list[str]) -> None:
+    """Keep ``concurrent`` analyses going until cancelled (each match once)."""
+    queue = list(ids)
+
+    async def one(client: httpx.AsyncClient) -> None:
+        while queue:
+            mid = queue.pop(0)
+            while True:
+                r = await client.get(f"/api/matches/{mid}/analysis")
+                if r.status_code == 200:
+                    done.append(mid)
+                    break
+                if r.status_code not in (202, 503):
+                    raise RuntimeError(f"analysis of {mid}: {r.status_code} {r.text}")
+                await asyncio.sleep(0.5)  # a viewer asks about twice a second
+
+    async with httpx.AsyncClient(base_url=url, timeout=30.0) as client:
+        await asyncio.gather(*(one(client) for _ in range(concurrent)))
+
+
+async def _windows(
+    args: argparse.Namespace, server: ServerProcess, ids: list[str]
+) -> list[tuple[str, Any, int]]:
+    cmd = [sys.executable, "-m", "domino.loadtest.load", "--url", server.url]
+    cmd += ["--delay", str(args.delay), "--seats", "4", "--seed", "1"]
+    proc = await asyncio.create_subprocess_exec(
+        *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+    )
+    loader = Loader(proc)
+    reader = asyncio.create_task(loader.read())
+    rows: list[tuple[str, Any, int]] = []
+    base = server.sample()
+    assert base is not None
+    try:
+        groups = -(-args.clients // 4)
+        await loader.send(f"groups {groups}")
+        if not await _wait_ready([loader], groups * 4, groups, timeout=60 + args.clients * 0.05):
+            print(f"  ({args.clients} clients: not all connected and seated in time)")
+        # One analysis before measuring: the server starts its worker process on the first
+        # request (once per process); that start is not what the windows compare.
+        warm: list[str] = []
+        await _analyse(server.url, ids[-1:], 1, warm)
+        await asyncio.sleep(args.warmup)
+        pending = list(ids[:-1]) or list(ids)
+        for _ in range(args.pairs):
+            rows.append(("off", await _measure([loader], server, base.rss, args.window), 0))
+            done: list[str] = []
+            task = asyncio.create_task(_analyse(server.url, pending, args.concurrent, done))
+            row = await _measure([loader], server, base.rss, args.window)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            rows.append(("on", row, len(done)))
+            print(f"  {rows[-2][0]}: p99 {rows[-2][1].p99} ms; on: p99 {row.p99} ms", flush=True)
+            pending = [m for m in pending if m not in done]
+            if not pending:
+                print("  (every stored match is analysed: raise --matches)")
+                break
+    finally:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            await loader.send("stop")
+        try:
+            await asyncio.wait_for(proc.wait(), 30)
+        except TimeoutError:
+            proc.kill()
+        reader.cancel()
+    return rows
+
+
+def _report(rows: list[tuple[str, Any, int]]) -> None:
+    print(
+        f"{'window':>7} {'clients':>8} {'cmd/s':>7} {'p50 ms':>7} {'p99 ms':>7} "
+        f"{'srv CPU%':>8} {'analysed':>8} {'loadavg':>7} errors"
+    )
+    for kind, r, n in rows:
+        print(
+            f"{kind:>7} {r.clients:>8} {r.cmds_per_s:>7.0f} {_ms(r.p50):>7} {_ms(r.p99):>7} "
+            f"{r.server_cpu:>8.0f} {n if kind == 'on' else '-':>8} "
+            f"{r.loadavg if r.loadavg is not None else '-':>7} {r.errors}"
+        )
+    off = [r.p99 for k, r, _ in rows if k == "off" and r.p99 is not None]
+    on = [r.p99 for k, r, _ in rows if k == "on" and r.p99 is not None]
+    if off and on:
+        a, b = statistics.median(off), statistics.median(on)
+        print(f"p99 median: off {a:.1f} ms, on {b:.1f} ms ({100 * (b - a) / a:+.1f} %)")
+
+
+def _ms(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f}"
+
+
+__all__ = ["bot_record", "percentile", "register", "run"]

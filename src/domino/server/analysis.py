@@ -1,0 +1,291 @@
+"""Post-match analyses on the server: claimed once in the database, computed in worker
+processes, stored, and served with their progress (docs/analysis.md).
+
+The analysis itself is :mod:`domino.analysis` (pure). Here:
+
+- **Off the event loop.** The judging runs in a pool of worker processes (a
+  ``forkserver`` pool of ``analysis_workers``, each moved by its initializer to
+  Linux's idle scheduling class, which runs it only on a CPU nothing else wants,
+  and to ``nice`` +10 where that class is missing), one round of one match per
+  task. The loop only awaits the futures and writes the progress; live matches
+  keep their core.
+- **Bounded.** At most ``analysis_workers + analysis_queue`` matches are being
+  analysed or waiting on a node; one more is refused (503 ``analysis_busy``)
+  before anything is claimed.
+- **Once per match, in a cluster too.** The ``match_analysis`` row is the claim:
+  whichever node inserts it first does the work; every node reads the progress
+  (``done``/``total`` moves) and the result from it. A claim whose owner has not
+  reported for ``analysis_stale`` seconds (a node that died; a live owner writes
+  at least every quarter of that) is taken over by a conditional update that only
+  one node can make.
+- **Which moves.** The moves of human seats that the humans made themselves: the
+  table log tells them apart from the moves the server made for a seat (timeouts,
+  a stand-in bot, a player who left).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any
+
+from domino.analysis.review import MoveRef, assemble, human_moves, plan, review_round
+from domino.table.model import BOT_MOVE, MOVE, ROUND, START, TIMEOUT
+
+from .db import Database
+from .settings import Settings
+
+log = logging.getLogger("domino.server.analysis")
+
+
+def _lower_priority(nice: int) -> None:  # pragma: no cover - runs in the worker process
+    """Make this worker yield to everything else: Linux's idle scheduling class (it runs
+    only on a CPU nothing else wants), else ``nice``."""
+    with contextlib.suppress(OSError):
+        os.nice(nice)
+    idle = getattr(os, "SCHED_IDLE", None)
+    if idle is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(0, idle, os.sched_param(0))
+
+
+def judged_moves(record: Mapping[str, Any], entries: list[dict[str, Any]]) -> frozenset[MoveRef]:
+    """The moves (round, move number) the humans made themselves, from the table log.
+
+    A ``move`` entry is a human's own; ``bot`` and ``timeout`` entries are the
+    server's (a bot seat, a stand-in, an expired clock). Falls back to the record's
+    human seats if the log does not account for the record's moves.
+    """
+    out: set[MoveRef] = set()
+    round_no, k = 0, 0
+    for e in entries:
+        kind = e.get("kind")
+        if kind == START:
+            round_no, k = 1, 0
+        elif kind == ROUND:
+            round_no, k = int(e["payload"]["round"]), 0
+        elif kind == MOVE:
+            k += 1
+            out.add((round_no, k))
+        elif kind == BOT_MOVE:
+            k += 1
+        elif kind == TIMEOUT:
+            k += len(e["payload"].get("moves", []))
+    rounds = record.get("rounds", [])
+    made = sum(len(r.get("moves", [])) for r in rounds)
+    logged = _count_moves(entries)
+    if made != logged:
+        if logged:  # a match stored without its table log (imported) has no say
+            log.warning("analysis: log and record disagree (%d vs %d moves)", logged, made)
+        return human_moves(record)
+    return frozenset(out)
+
+
+def _count_moves(entries: list[dict[str, Any]]) -> int:
+    n = 0
+    for e in entries:
+        if e.get("kind") in (MOVE, BOT_MOVE):
+            n += 1
+        elif e.get("kind") == TIMEOUT:
+            n += len(e["payload"].get("moves", []))
+    return n
+
+
+@dataclass
+class Job:
+    """One match waiting for (or in) a worker on this node."""
+
+    mid: str
+    record: dict[str, Any]
+    judged: frozenset[MoveRef]
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class AnalysisError(Exception):
+    """A refused request: ``code`` is a catalogue key, ``status`` the HTTP status."""
+
+    def __init__(self, code: str, status: int) -> None:
+        super().__init__(code)
+        self.code = code
+        self.status = status
+
+
+class AnalysisDesk:
+    """This node's side of the analyses: the claim, the queue, the workers."""
+
+    def __init__(self, settings: Settings, db: Database, node: str) -> None:
+        self.settings = settings
+        self.db = db
+        self.node = node
+        self.clock = settings.clock
+        self.jobs: dict[str, Job] = {}  # this node's claimed analyses, waiting or running
+        self.queue: asyncio.Queue[Job] = asyncio.Queue()
+        # Cleared, the workers take no job from the queue (tests fill the queue with it).
+        self.gate = asyncio.Event()
+        self.gate.set()
+        self._pool: ProcessPoolExecutor | None = None
+        self._workers: list[asyncio.Task[None]] = []
+        self._claiming = 0  # requests between the capacity check and their claim
+
+    @property
+    def capacity(self) -> int:
+        """Matches this node takes at once (running and waiting)."""
+        return self.settings.analysis_workers + self.settings.analysis_queue
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.settings.analysis_workers,
+            mp_context=multiprocessing.get_context("forkserver"),
+            initializer=_lower_priority,
+            initargs=(self.settings.analysis_nice,),
+        )
+
+    def _ensure_started(self) -> None:
+        if self._workers:
+            return
+        self._pool = self._new_pool()
+        loop = asyncio.get_running_loop()
+        self._workers = [
+            loop.create_task(self._work()) for _ in range(self.settings.analysis_workers)
+        ]
+
+    async def stop(self) -> None:
+        """Stop the workers; claims left running are taken over once stale."""
+        for w in self._workers:
+            w.cancel()
+        await asyncio.gather(*self._workers, return_exceptions=True)
+        self._workers = []
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    async def idle(self) -> None:
+        """Wait until every analysis this node took is stored (tests)."""
+        while self.jobs:
+            job = next(iter(self.jobs.values()))
+            await job.done.wait()
+
+    # -- the request -------------------------------------------------------------------
+    async def get(self, mid: str) -> tuple[int, dict[str, Any] | str]:
+        """``(200, analysis as JSON text)`` when stored, ``(202, progress)`` while it is
+        worked on (claimed now if nobody has it); :class:`AnalysisError` otherwise."""
+        now = self.clock.now()
+        stale_before = now - self.settings.analysis_stale
+        # The analysis row first: a viewer polls while it runs, and only a row that is
+        # missing (or stale) needs the match's record.
+        stored = await self.db.analysis(mid, decode=False)
+        if stored is not None:
+            if stored["status"] == "done":
+                return 200, stored["result"]
+            if stored["status"] == "failed":
+                raise AnalysisError("analysis_failed", 500)
+            if stored["updated_at"] >= stale_before or mid in self.jobs:
+                return 202, _progress(stored)
+        row = await self.db.match(mid)
+        if row is None:
+            raise AnalysisError("match_not_found", 404)
+        if row["status"] != "finished":
+            raise AnalysisError("analysis_match_running", 409)
+        record = row["record"]
+        if not isinstance(record, dict) or record.get("format") != "domino-record":
+            raise AnalysisError("analysis_no_record", 409)
+        if len(self.jobs) + self._claiming >= self.capacity:
+            raise AnalysisError("analysis_busy", 503)
+        self._claiming += 1  # a place held while the claim is on its way
+        try:
+            judged = judged_moves(record, await self.db.match_log(mid))
+            total = len(judged)
+            samples = self.settings.analysis_samples
+            claimed = await self.db.claim_analysis(
+                mid, self.node, now, total, samples, stale_before
+            )
+        finally:
+            self._claiming -= 1
+        if not claimed:
+            stored = await self.db.analysis(mid, decode=False)
+            assert stored is not None
+            if stored["status"] == "done":
+                return 200, stored["result"]
+            return 202, _progress(stored)
+        self._ensure_started()
+        job = Job(mid, record, judged)
+        self.jobs[mid] = job
+        self.queue.put_nowait(job)
+        return 202, {"status": "running", "done": 0, "total": total}
+
+    # -- the workers -------------------------------------------------------------------
+    async def _work(self) -> None:
+        while True:
+            await self.gate.wait()
+            job = await self.queue.get()
+            try:
+                await self._run(job)
+            except asyncio.CancelledError:
+                raise
+            except BrokenProcessPool:
+                # A worker process died (killed, out of memory): not the match's fault.
+                # A fresh pool; the claim is left to go stale and be taken again.
+                log.warning("analysis of %s: the worker process died", job.mid)
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+            except Exception:
+                log.exception("analysis of %s failed", job.mid)
+                with contextlib.suppress(Exception):
+                    await self.db.finish_analysis(job.mid, self.node, self.clock.now(), None)
+            finally:
+                self.jobs.pop(job.mid, None)
+                job.done.set()
+
+    async def _run(self, job: Job) -> None:
+        progress = [0]
+        beat = asyncio.create_task(self._heartbeat(job, progress))
+        try:
+            await self._judge(job, progress)
+        finally:
+            beat.cancel()
+            await asyncio.gather(beat, return_exceptions=True)
+
+    async def _heartbeat(self, job: Job, progress: list[int]) -> None:
+        """Keep the claim fresh while a long round is judged (the workers run only on
+        idle CPU, so a round may take long on a busy machine): other nodes must not
+        take over a claim whose owner is alive."""
+        while True:
+            await asyncio.sleep(self.settings.analysis_stale / 4)
+            await self.db.analysis_progress(job.mid, self.node, progress[0], self.clock.now())
+
+    async def _judge(self, job: Job, progress: list[int]) -> None:
+        loop = asyncio.get_running_loop()
+        s = self.settings
+        seed = job.mid  # public, and fixes the samples: the analysis can be recomputed
+        moves: list[dict[str, Any]] = []
+        done = 0
+        for round_no, n in plan(job.judged).items():
+            moves += await loop.run_in_executor(
+                self._pool,
+                review_round,
+                job.record,
+                round_no,
+                job.judged,
+                s.analysis_samples,
+                seed,
+                s.analysis_hindsight,
+            )
+            done += n
+            progress[0] = done
+            if not await self.db.analysis_progress(job.mid, self.node, done, self.clock.now()):
+                log.warning("analysis of %s: the claim went to another node", job.mid)
+                return
+        result = assemble(job.record, moves, s.analysis_samples, seed, s.analysis_hindsight)
+        await self.db.finish_analysis(job.mid, self.node, self.clock.now(), result)
+
+
+def _progress(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"status": "running", "done": int(row["done"]), "total": int(row["total"])}
