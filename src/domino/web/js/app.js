@@ -16,6 +16,7 @@ const app = {
   list: { open: [], running: [] },
   matchId: null,
   table: null, // TableView while a match is shown
+  replay: null, // ReplayView while a finished match is replayed (#/replay/ID/ROUND/MOVE)
   lastState: null,
   status: "closed",
   rematch: null, // rules and bots to set up again after "Nochmal"
@@ -59,9 +60,12 @@ function errorText(err) {
   return err?.message || t(err?.code === "offline" ? "ui.offline" : "error.generic");
 }
 
+/** Pages a lobby member may look at without being sent back to the lobby. */
+const OWN_PAGES = ["replay", "profile"];
+
 function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  return { name: parts[0] || "home", arg: parts[1] ? decodeURIComponent(parts[1]) : null };
+  return { name: parts[0] || "home", arg: parts[1] ? decodeURIComponent(parts[1]) : null, rest: parts.slice(2) };
 }
 
 function go(hash) {
@@ -98,7 +102,7 @@ function onMessage(msg) {
         if (msg.lobby) send({ type: "leave_lobby" });
         app.joining = r.arg;
         send({ type: "join_lobby", code: r.arg });
-      } else if (msg.lobby && r.name !== "lobby") {
+      } else if (msg.lobby && !["lobby", ...OWN_PAGES].includes(r.name)) {
         go(`#/lobby/${msg.lobby}`);
       } else {
         render();
@@ -110,7 +114,8 @@ function onMessage(msg) {
       maybeRematch();
       // While a match is on screen (also its final standings) the lobby waits in the background;
       // "Nochmal" goes back to it.
-      if (route().name === "match") break;
+      // So does it behind the profile and a replay (pages asked for by their address).
+      if (route().name === "match" || OWN_PAGES.includes(route().name)) break;
       if (route().name !== "lobby" || route().arg !== msg.lobby.code) go(`#/lobby/${msg.lobby.code}`);
       else render();
       break;
@@ -136,6 +141,8 @@ function onMessage(msg) {
       // A snapshot older than the one shown (a late frame) is ignored.
       if (app.lastState && msg.v < app.lastState.v && msg.view?.round === app.lastState.view?.round) break;
       app.lastState = msg;
+      // A replay on screen stays there (the match's last snapshots may still come).
+      if (route().name === "replay") break;
       if (route().name !== "match") go(`#/match/${encodeURIComponent(app.matchId)}`);
       else if (!app.table) render();
       else app.table.update(msg);
@@ -289,6 +296,7 @@ async function profileScreen() {
     const res = await api("/me");
     app.profile = res.profile;
     app.recent = res.recent || [];
+    app.recentNext = res.next || null;
   } catch (e) {
     toast(errorText(e));
   }
@@ -311,11 +319,48 @@ async function profileScreen() {
         : null,
       h("div.row", {}, h("a.button", { href: "#/" }, t("ui.back")), h("button", { type: "button", onclick: logout }, t("start.logout"))),
     ),
-    h("section.card", {}, h("h2", {}, t("profile.recent")),
-      h("ul.list", {}, app.recent.length ? app.recent.map((r) => h("li", {}, h("span.l-name", {}, (r.players || []).join(" · ")), h("span", {}, t("profile.place", { place: r.place })), h("span.muted", {}, t("match.xp", { n: r.xp })),
-        h("a", { href: `/api/matches/${encodeURIComponent(r.match)}`, target: "_blank", rel: "noopener" }, t("match.record")))) : [h("li.muted", {}, t("profile.none"))])),
+    recentCard(),
   );
   return main;
+}
+
+/** One finished match in the profile's list: who played, the place, its replay and record. */
+function recentItem(r) {
+  const id = encodeURIComponent(r.match);
+  const when = r.finished_at ? new Date(r.finished_at * 1000).toLocaleDateString(lang(), { day: "numeric", month: "short", year: "numeric" }) : "";
+  return h(
+    "li.recent",
+    { dataset: { match: r.match } },
+    h("span.l-name", {}, (r.players || []).join(" · ")),
+    h("span", {}, t("profile.place", { place: r.place })),
+    h("span.muted", {}, [when, t("match.xp", { n: r.xp })].filter(Boolean).join(" · ")),
+    h("a.button.replay-link", { href: `#/replay/${id}` }, t("match.record")),
+    h("a.button.download-link", { href: `/api/matches/${id}/record`, download: `domino-${r.match}.json` }, t("replay.download_short")),
+  );
+}
+
+/** The matches newest first, a page at a time ("Weitere laden" asks for the next page). */
+function recentCard() {
+  const list = h("ul.list.recent-list", { "data-testid": "recent-list" }, app.recent.length ? app.recent.map(recentItem) : [h("li.muted", {}, t("profile.none"))]);
+  const more = h("button.more", { type: "button", "data-testid": "more-matches", hidden: !app.recentNext });
+  more.textContent = t("profile.more");
+  more.addEventListener("click", async () => {
+    more.disabled = true;
+    try {
+      const res = await api(`/me?before=${encodeURIComponent(app.recentNext)}`);
+      const page = res.recent || [];
+      app.recent.push(...page);
+      app.recentNext = res.next || null;
+      list.append(...page.map(recentItem));
+      // The keyboard goes on at the first new match.
+      list.querySelector(`li[data-match="${CSS.escape(page[0]?.match ?? "")}"] a`)?.focus();
+    } catch (e) {
+      toast(errorText(e));
+    }
+    more.disabled = false;
+    more.hidden = !app.recentNext;
+  });
+  return h("section.card", {}, h("h2", {}, t("profile.recent")), list, h("div.row.more-row", {}, more));
 }
 
 async function logout() {
@@ -365,6 +410,8 @@ async function switchLang() {
   }
   await loadCatalogue(next);
   app.table = null;
+  app.replay?.destroy();
+  app.replay = null;
   render();
 }
 
@@ -411,6 +458,39 @@ function maybeRematch() {
 
 // ---- render -----------------------------------------------------------------------------------
 
+let replayModule = null;
+function loadReplay() {
+  // The viewer is code for few visits: never among the first visit's preloads.
+  replayModule ??= import("./replay.js").catch((err) => {
+    replayModule = null;
+    throw err;
+  });
+  return replayModule;
+}
+
+/** The replay viewer (#/replay/ID/ROUND/MOVE): for anyone, signed in or not. */
+async function renderReplay(r) {
+  const [round, move] = r.rest.map((x) => Number.parseInt(x, 10));
+  if (app.replay && app.replay.matchId === r.arg) {
+    // The address was edited by hand: go there in the open viewer.
+    if (app.replay.data) app.replay.goto(round, move);
+    return;
+  }
+  app.replay?.destroy();
+  app.replay = null;
+  let mod;
+  try {
+    mod = await loadReplay();
+  } catch (e) {
+    toast(errorText(e));
+    return;
+  }
+  if (app.replay || route().name !== "replay" || route().arg !== r.arg) return; // another render came first
+  const host = h("main.screen.replay", { "data-testid": "replay" });
+  clear(app.root).append(header(), host);
+  app.replay = new mod.ReplayView(host, { matchId: r.arg, round, move, hooks: { toast } });
+}
+
 let tableModule = null;
 function loadTable() {
   tableModule ??= import("./table.js").catch((err) => {
@@ -426,6 +506,14 @@ async function render() {
   if (r.name !== "match" && app.table) {
     app.table.destroy();
     app.table = null;
+  }
+  if (r.name !== "replay" && app.replay) {
+    app.replay.destroy();
+    app.replay = null;
+  }
+  if (r.name === "replay" && r.arg) {
+    await renderReplay(r);
+    return;
   }
   if (!getToken()) {
     clear(app.root).append(header(), startScreen());

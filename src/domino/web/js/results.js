@@ -148,7 +148,7 @@ export function matchOverlay(view, s) {
         "div.row",
         {},
         me !== null ? h("button.primary", { type: "button", onclick: () => view.hooks.again(s), "data-testid": "again", dataset: { focusKey: "m:again" } }, t("match.again")) : null,
-        h("a.button", { href: `/api/matches/${encodeURIComponent(matchId)}`, target: "_blank", rel: "noopener", dataset: { focusKey: "m:record" } }, t("match.record")),
+        h("a.button", { href: `#/replay/${encodeURIComponent(matchId)}`, "data-testid": "open-replay", dataset: { focusKey: "m:record" } }, t("match.record")),
         h("button", { type: "button", onclick: () => view.hooks.home(), dataset: { focusKey: "m:home" } }, t("match.home")),
       ),
       // The score sheet below the actions: "Nochmal" stays in view on a phone.

@@ -1,0 +1,275 @@
+"""The replay viewer: a finished match move by move, its analysis, its record as a file.
+
+One short match (Blitz, 2 seats, to 30 points) is played against a bot; the tests then open
+its replay from the match-end panel, the profile list and a link (also signed out), step with
+buttons, keys, the slider and a tap, and check that the board shows the position the viewer
+names (the tiles on the line are the opening plus the plays so far).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from webplay import (
+    MATCH_END,
+    assert_no_js_errors,
+    new_page,
+    open_lobby_with_bots,
+    play_match,
+    playable,
+    sign_in_as_guest,
+    start_match,
+)
+
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+PHONE = {
+    "viewport": {"width": 360, "height": 740},
+    "device_scale_factor": 2,
+    "has_touch": True,
+    "is_mobile": True,
+}
+VIEWER = "[data-testid=replay] .replay-grid"
+# Every appearance of the analysis' progress line, recorded by the page itself.
+WATCH_PROGRESS = """
+window.__progress = [];
+new MutationObserver(() => {
+  const el = document.querySelector('[data-testid=analysis-progress]');
+  if (el && window.__progress.at(-1) !== el.textContent) window.__progress.push(el.textContent);
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def act(p: Any) -> None:
+    tiles = playable(p)
+    if tiles:
+        i, _tile, fits = tiles[0]
+        p.locator(".hand .tile-btn").nth(i).click()
+        if fits == "L R":
+            p.locator(".end.glow").first.click()
+        return
+    draw = p.get_by_role("button", name="Ziehen", exact=True)
+    if draw.is_enabled():
+        draw.click()
+    else:
+        p.get_by_role("button", name="Passen", exact=True).click()
+
+
+@pytest.fixture(scope="module")
+def finished(server: str, browser: Any) -> dict[str, Any]:
+    """A finished match: its id, the player's stored sign-in, and the page at its end."""
+    page = new_page(browser, **DESKTOP)
+    page.add_init_script(WATCH_PROGRESS)
+    sign_in_as_guest(page, server, "Rita")
+    open_lobby_with_bots(page, ["profi"])
+    start_match(page)
+    play_match(page, act)
+    page.locator(MATCH_END).wait_for()
+    match_id = page.evaluate("decodeURIComponent(location.hash.split('/')[2])")
+    assert match_id.startswith("m_")
+    return {"id": match_id, "storage": page.context.storage_state(), "page": page}
+
+
+def replay_data(page: Any, server: str, match_id: str) -> dict[str, Any]:
+    res = page.request.get(f"{server}/api/matches/{match_id}/replay")
+    assert res.status == 200
+    data: dict[str, Any] = res.json()
+    return data
+
+
+def wait_position(page: Any, round_no: int, move: int) -> None:
+    page.wait_for_function(
+        "([r, m]) => { const el = document.querySelector('[data-testid=replay]');"
+        " return el && el.dataset.round === String(r) && el.dataset.move === String(m); }",
+        arg=[round_no, move],
+    )
+
+
+def position(page: Any) -> tuple[int, int]:
+    ds = page.locator("[data-testid=replay]").evaluate("el => [el.dataset.round, el.dataset.move]")
+    return int(ds[0]), int(ds[1])
+
+
+def check_board(page: Any, data: dict[str, Any]) -> None:
+    """The board shows the position the viewer names: the line of that frame, tile for tile."""
+    r, k = position(page)
+    frames = data["rounds"][r - 1]["frames"]
+    plays = sum(1 for f in frames[1 : k + 1] if f["event"]["kind"] == "play")
+    assert page.locator(".replay-board .line-svg > g").count() == 1 + plays
+    assert len(frames[k]["line"]) == 1 + plays
+    # Every hand face up, as the frame has them.
+    for seat, hand in enumerate(frames[k]["hands"]):
+        shown = page.locator(f".replay-seat[data-seat='{seat}'] .mini-tile").evaluate_all(
+            "els => els.map((e) => e.title)"
+        )
+        assert shown == hand
+    assert page.url.endswith(f"#/replay/{data['match']}/{r}/{k}")
+
+
+def test_match_end_opens_the_replay_and_every_control_steps(
+    finished: dict[str, Any], server: str, shots: Path
+) -> None:
+    page = finished["page"]
+    # "Spielbericht ansehen" in the match-end panel opens the viewer, not JSON.
+    page.locator(MATCH_END).get_by_role("link", name="Spielbericht ansehen").click()
+    page.locator(VIEWER).wait_for()
+    wait_position(page, 1, 0)
+    data = replay_data(page, server, finished["id"])
+    check_board(page, data)
+    assert "Runde 1, Eröffnung" in page.get_by_test_id("replay-now").inner_text()
+
+    # Buttons.
+    page.get_by_role("button", name="Ein Zug vor").click()
+    wait_position(page, 1, 1)
+    check_board(page, data)
+    page.get_by_role("button", name="Ein Zug vor").click()
+    wait_position(page, 1, 2)
+    page.get_by_role("button", name="Ein Zug zurück").click()
+    wait_position(page, 1, 1)
+    page.get_by_role("button", name="Zum Ende").click()
+    last_round = len(data["rounds"])
+    wait_position(page, last_round, len(data["rounds"][-1]["frames"]) - 1)
+    check_board(page, data)
+    assert page.get_by_role("button", name="Ein Zug vor").is_disabled()
+    page.get_by_role("button", name="Zum Anfang").click()
+    wait_position(page, 1, 0)
+
+    # Keys: → ← End Home (focus on the page, not in a field).
+    page.locator(".replay-head h1").click()
+    page.keyboard.press("ArrowRight")
+    wait_position(page, 1, 1)
+    page.keyboard.press("ArrowRight")
+    wait_position(page, 1, 2)
+    check_board(page, data)
+    page.keyboard.press("ArrowLeft")
+    wait_position(page, 1, 1)
+    page.keyboard.press("End")
+    wait_position(page, last_round, len(data["rounds"][-1]["frames"]) - 1)
+    page.keyboard.press("Home")
+    wait_position(page, 1, 0)
+
+    # The slider: its round marks, and a value set on it shows that position.
+    slider = page.get_by_role("slider", name="Zug wählen")
+    total = sum(len(r["frames"]) for r in data["rounds"])
+    assert slider.get_attribute("max") == str(total - 1)
+    assert page.locator(".replay-mark").count() == len(data["rounds"])
+    first_of_round_2 = len(data["rounds"][0]["frames"]) if last_round > 1 else 3
+    slider.fill(str(first_of_round_2))
+    expected = (2, 0) if last_round > 1 else (1, 3)
+    wait_position(page, *expected)
+    check_board(page, data)
+    # The slider's own keys step it too (focus on it).
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    wait_position(page, expected[0], expected[1] + 1)
+    check_board(page, data)
+    # The screen reader hears the move: the live region holds its sentence, the slider names it.
+    now = page.get_by_test_id("replay-now")
+    assert now.get_attribute("aria-live") == "polite"
+    assert f"Zug {expected[1] + 1} von" in now.inner_text()
+    assert f"Zug {expected[1] + 1} von" in (slider.get_attribute("aria-valuetext") or "")
+
+    # A click in the list of moves jumps there.
+    page.locator(".replay-move[data-k='1']").click()
+    wait_position(page, expected[0], 1)
+
+    # The analysis: progress first (the first request starts it), then the result.
+    panel = page.get_by_test_id("analysis")
+    page.wait_for_selector("[data-testid=analysis][data-state=done]")
+    progress = page.evaluate("window.__progress")
+    assert progress and "Meister analysiert die Partie" in progress[0], progress
+    summary = page.get_by_test_id("analysis-summary").inner_text()
+    assert "Rita hat" in summary and "% der besten Züge" in summary
+    judgement = page.get_by_test_id("judgement")
+    # Find a judged move of Rita with a choice: its judgement names the move and its worth.
+    analysis = page.request.get(f"{server}/api/matches/{finished['id']}/analysis").json()
+    chosen = [m for m in analysis["moves"] if not m["forced"]]
+    if chosen:
+        m = chosen[0]
+        page.goto(f"{server}/#/replay/{finished['id']}/{m['round']}/{m['move']}")
+        wait_position(page, m["round"], m["move"])
+        page.wait_for_selector("[data-testid=analysis][data-state=done]")
+        text = judgement.inner_text()
+        assert f"Gespielt: {m['played']}" in text
+        if not m["best_move"]:
+            assert f"Besser war {m['best']}" in text
+        if m["grade"]:
+            grade = {"ungenau": "Ungenau", "fehler": "Fehler", "patzer": "Patzer"}[m["grade"]]
+            assert grade in text
+        # Hindsight: a labelled toggle.
+        page.get_by_label("Im Nachhinein (mit Blick in alle Hände)").check()
+        panel.locator(".hindsight-note").wait_for()
+        assert "Im Nachhinein hat Rita" in page.get_by_test_id("analysis-summary").inner_text()
+    page.screenshot(path=str(shots / "desktop-replay.png"))
+    assert_no_js_errors(page)
+
+
+def test_the_profile_lists_the_match_with_replay_and_download(
+    finished: dict[str, Any], server: str, browser: Any
+) -> None:
+    page = new_page(browser, storage_state=finished["storage"], **DESKTOP)
+    page.goto(server + "/#/profile")
+    item = page.locator(f".recent-list li[data-match='{finished['id']}']")
+    item.wait_for()
+    # The record as a file: the link downloads it and `domino replay` reads that JSON.
+    with page.expect_download() as dl:
+        item.get_by_role("link", name="Herunterladen").click()
+    download = dl.value
+    assert download.suggested_filename == f"domino-{finished['id']}.json"
+    record = json.loads(Path(download.path()).read_text(encoding="utf-8"))
+    assert record["rounds"] and record["seats"][0]["name"] == "Rita"
+    item.get_by_role("link", name="Spielbericht ansehen").click()
+    page.locator(VIEWER).wait_for()
+    wait_position(page, 1, 0)
+    assert page.get_by_test_id("record-download").get_attribute("download")
+    # Back leaves the viewer (stepping replaced the address, it did not pile up entries).
+    page.get_by_role("button", name="Ein Zug vor").click()
+    wait_position(page, 1, 1)
+    page.go_back()
+    page.locator(".recent-list").wait_for()
+    assert_no_js_errors(page)
+
+
+def test_a_linked_move_opens_there_for_a_signed_out_visitor_on_a_phone(
+    finished: dict[str, Any], server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, **PHONE)
+    data = replay_data(page, server, finished["id"])
+    rnd = len(data["rounds"])
+    move = min(4, len(data["rounds"][-1]["frames"]) - 1)
+    page.goto(f"{server}/#/replay/{finished['id']}/{rnd}/{move}")
+    page.locator(VIEWER).wait_for()
+    wait_position(page, rnd, move)
+    check_board(page, data)
+    assert page.locator("#guest-name").count() == 0  # no sign-in asked for
+    # Nothing is cut off at 360 px, and the controls are on screen.
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, width
+    for name in ("Zum Anfang", "Ein Zug zurück", "Ein Zug vor", "Zum Ende"):
+        box = page.get_by_role("button", name=name).bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 360
+        assert box["y"] + box["height"] <= 740
+    # A tap steps.
+    page.get_by_role("button", name="Ein Zug zurück").tap()
+    wait_position(page, rnd, move - 1)
+    check_board(page, data)
+    page.wait_for_selector("[data-testid=analysis][data-state=done]")
+    page.screenshot(path=str(shots / "phone-replay.png"))
+    page.screenshot(path=str(shots / "phone-replay-full.png"), full_page=True)
+    assert_no_js_errors(page)
+
+
+def test_a_running_match_has_no_replay(server: str, browser: Any) -> None:
+    page = new_page(browser, **DESKTOP)
+    sign_in_as_guest(page, server, "Lea")
+    open_lobby_with_bots(page, ["profi"])
+    start_match(page)
+    match_id = page.evaluate("decodeURIComponent(location.hash.split('/')[2])")
+    other = new_page(browser, **DESKTOP)
+    other.goto(f"{server}/#/replay/{match_id}")
+    err = other.get_by_test_id("replay-error")
+    err.wait_for()
+    assert "läuft noch" in err.inner_text()
+    assert_no_js_errors(other)
