@@ -273,3 +273,89 @@ def test_a_running_match_has_no_replay(server: str, browser: Any) -> None:
     err.wait_for()
     assert "läuft noch" in err.inner_text()
     assert_no_js_errors(other)
+
+
+# -- the profile's pages -----------------------------------------------------------------------
+PAGE = 20  # the server's default page (docs/protocol.md), which the client asks for
+
+
+def bot_record(seed: str) -> dict[str, Any]:
+    """A whole 2-seat match of Profi bots as a game record (seat 0 is "Rita")."""
+    from domino.bots import make_bot
+    from domino.rules import MatchState, Rules, view
+    from domino.rules.record import record_of
+
+    m = MatchState(Rules(seats=2, target=30), seed=seed)
+    bots = [make_bot("profi", f"{seed}/{i}") for i in range(2)]
+    while not m.over:
+        if m.round.over:
+            m.start_round()
+            continue
+        s = m.round.turn
+        m.apply(bots[s].choose(view(m, s)), s)
+    return record_of(m, seats=[{"name": "Rita", "kind": "human"}, {"name": "Bot", "kind": "bot"}])
+
+
+async def _fill(settings: Any, token: str, count: int) -> list[str]:
+    """A profile with `count` finished matches (newest last), signed in with `token`."""
+    from domino.server.db import Database
+    from domino.server.people import token_hash
+
+    db = Database(settings.database_url)
+    await db.create()
+    await db.create_profile("p_pages", "Rita", "guest", 1.0, token_hash=token_hash(token))
+    seats = [
+        {"name": "Rita", "kind": "human", "player_id": "p_pages"},
+        {"name": "Bot", "kind": "bot"},
+    ]
+    mids = []
+    for i in range(count):
+        mid = f"m_page{i:02d}"
+        await db.create_match(mid, None, {"seats": 2, "target": 30}, seats, mid, 10.0 + i, [])
+        player = {"seat": 0, "profile_id": "p_pages", "place": 1, "xp": 10, "won": True}
+        await db.finish_match(
+            mid, 100.0 + i, {"standings": []}, bot_record(mid), [{**player, "finished": True}]
+        )
+        mids.append(mid)
+    await db.close()
+    return mids
+
+
+def test_the_profile_pages_through_its_matches(browser: Any, tmp_path: Path, server: str) -> None:
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from domino.server import create_app
+    from domino.server.run import free_port, serving_in_thread
+    from domino.server.settings import Settings
+
+    del server  # only for the skip when chromium is missing
+    settings = Settings(
+        host="127.0.0.1", port=free_port(), data_dir=tmp_path, signin_burst=float("inf")
+    )
+    token = "t_pages_" + "x" * 32
+    # Playwright's sync API holds this thread's event loop: the filling runs in another thread.
+    with ThreadPoolExecutor(1) as pool:
+        mids = pool.submit(asyncio.run, _fill(settings, token, PAGE + 3)).result()
+    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
+        page = new_page(browser, **PHONE)
+        page.add_init_script(f"localStorage.setItem('domino.token', {json.dumps(token)})")
+        page.goto(url + "/#/profile")
+        items = page.locator(".recent-list li[data-match]")
+        items.first.wait_for()
+        assert items.evaluate_all("els => els.map((e) => e.dataset.match)") == mids[::-1][:PAGE]
+        more = page.get_by_role("button", name="Weitere laden")
+        more.tap()
+        page.wait_for_function(
+            f"document.querySelectorAll('.recent-list li[data-match]').length === {PAGE + 3}"
+        )
+        assert items.evaluate_all("els => els.map((e) => e.dataset.match)") == mids[::-1]
+        assert more.is_hidden()  # the last page: nothing more to load
+        # A match of the second page opens in the viewer.
+        page.locator(f".recent-list li[data-match='{mids[0]}']").get_by_role(
+            "link", name="Spielbericht ansehen"
+        ).tap()
+        page.locator(VIEWER).wait_for()
+        wait_position(page, 1, 0)
+        assert page.url.endswith(f"#/replay/{mids[0]}/1/0")
+        assert_no_js_errors(page)
