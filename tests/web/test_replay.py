@@ -118,7 +118,8 @@ def test_match_end_opens_the_replay_and_every_control_steps(
     wait_position(page, 1, 0)
     data = replay_data(page, server, finished["id"])
     check_board(page, data)
-    assert "Runde 1, Eröffnung" in page.get_by_test_id("replay-now").inner_text()
+    now_text = page.get_by_test_id("replay-now").inner_text()
+    assert "Runde 1, Eröffnung" in now_text and "eröffnet mit" in now_text
 
     # Buttons.
     page.get_by_role("button", name="Ein Zug vor").click()

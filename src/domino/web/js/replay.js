@@ -60,7 +60,7 @@ export class ReplayView {
     if (!this.alive) return;
     this.data.rounds.forEach((rnd, r) => rnd.frames.forEach((_, k) => this.positions.push({ r, k })));
     this.build();
-    this.goto(round, move, { announce: false });
+    this.goto(round, move);
     this.loadAnalysis();
   }
 
@@ -152,13 +152,13 @@ export class ReplayView {
   // ---- moving through the match ---------------------------------------------------------------
 
   /** Open round `round` (1-based), move `move` (0 = the opening); out of range is clamped. */
-  goto(round, move, opts) {
+  goto(round, move) {
     const rounds = this.data?.rounds || [];
     if (!rounds.length) return;
     const r = Math.max(0, Math.min(rounds.length - 1, (Number.isFinite(round) ? round : 1) - 1));
     const k = Math.max(0, Math.min(rounds[r].frames.length - 1, Number.isFinite(move) ? move : 0));
     const i = this.positions.findIndex((p) => p.r === r && p.k === k);
-    this.show(i < 0 ? 0 : i, opts);
+    this.show(i < 0 ? 0 : i);
   }
 
   step(delta) {
@@ -180,7 +180,7 @@ export class ReplayView {
   }
 
   /** Show position `i` of the whole match. */
-  show(i, { announce = true } = {}) {
+  show(i) {
     this.pos = Math.max(0, Math.min(this.positions.length - 1, i));
     const { r, k } = this.positions[this.pos];
     this.rnd = this.data.rounds[r];
@@ -198,7 +198,7 @@ export class ReplayView {
     this.nextBtn.disabled = this.lastBtn.disabled = this.pos === this.positions.length - 1;
     Object.assign(this.root.dataset, { round: String(r + 1), move: String(k), plays: String(this.frame.line?.length ?? 0) });
     this.renderBoard();
-    this.renderNow(announce);
+    this.renderNow();
     this.renderHands();
     this.renderMoves();
     this.renderSheetMark();
@@ -243,16 +243,14 @@ export class ReplayView {
     this.lineText.textContent = `${t("table.line")}: ${(this.frame.line || []).map((l) => `${l[1]}|${l[2]}`).join(", ")}`;
   }
 
-  renderNow(announce) {
+  renderNow() {
     const text = [this.whereText(), this.eventText(this.frame), this.resultText(this.frame)].filter(Boolean).join(": ");
-    const parts = [h("strong", {}, this.whereText()), " ", this.eventText(this.frame)];
+    // The position is on the controls already; here only a screen reader hears it again.
+    const parts = [h("span.sr-only", {}, `${this.whereText()}: `), this.eventText(this.frame)];
     const result = this.resultText(this.frame);
     if (result) parts.push(" ", h("span.replay-result", {}, result));
-    // The live region speaks on a change only; opening the viewer puts the text in quietly.
-    this.nowEl.setAttribute("aria-live", announce ? "polite" : "off");
     clear(this.nowEl).append(...parts);
     this.nowEl.dataset.text = text;
-    if (!announce) queueMicrotask(() => this.nowEl.setAttribute("aria-live", "polite"));
   }
 
   renderHands() {
