@@ -256,6 +256,17 @@ def test_a_linked_move_opens_there_for_a_signed_out_visitor_on_a_phone(
     page.get_by_role("button", name="Ein Zug zurück").tap()
     wait_position(page, rnd, move - 1)
     check_board(page, data)
+    # A tap on the slider's far end goes to the last move; on its start, to the first.
+    slider = page.get_by_role("slider", name="Zug wählen")
+    box = slider.bounding_box()
+    assert box
+    slider.tap(position={"x": box["width"] - 2, "y": box["height"] / 2})
+    wait_position(page, rnd, len(data["rounds"][-1]["frames"]) - 1)
+    check_board(page, data)
+    slider.tap(position={"x": 2, "y": box["height"] / 2})
+    wait_position(page, 1, 0)
+    page.goto(f"{server}/#/replay/{finished['id']}/{rnd}/{move}")
+    wait_position(page, rnd, move)
     page.wait_for_selector("[data-testid=analysis][data-state=done]")
     page.screenshot(path=str(shots / "phone-replay.png"))
     page.screenshot(path=str(shots / "phone-replay-full.png"), full_page=True)
@@ -312,17 +323,20 @@ async def _fill(settings: Any, token: str, count: int) -> list[str]:
     mids = []
     for i in range(count):
         mid = f"m_page{i:02d}"
-        await db.create_match(mid, None, {"seats": 2, "target": 30}, seats, mid, 10.0 + i, [])
+        day = 1767350000.0 + i * 86400.0  # one match a day from 2 January 2026
+        await db.create_match(mid, None, {"seats": 2, "target": 30}, seats, mid, day - 600, [])
         player = {"seat": 0, "profile_id": "p_pages", "place": 1, "xp": 10, "won": True}
         await db.finish_match(
-            mid, 100.0 + i, {"standings": []}, bot_record(mid), [{**player, "finished": True}]
+            mid, day, {"standings": []}, bot_record(mid), [{**player, "finished": True}]
         )
         mids.append(mid)
     await db.close()
     return mids
 
 
-def test_the_profile_pages_through_its_matches(browser: Any, tmp_path: Path, server: str) -> None:
+def test_the_profile_pages_through_its_matches(
+    browser: Any, tmp_path: Path, server: str, shots: Path
+) -> None:
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -352,6 +366,7 @@ def test_the_profile_pages_through_its_matches(browser: Any, tmp_path: Path, ser
         )
         assert items.evaluate_all("els => els.map((e) => e.dataset.match)") == mids[::-1]
         assert more.is_hidden()  # the last page: nothing more to load
+        page.screenshot(path=str(shots / "phone-profile-matches.png"))
         # A match of the second page opens in the viewer.
         page.locator(f".recent-list li[data-match='{mids[0]}']").get_by_role(
             "link", name="Spielbericht ansehen"

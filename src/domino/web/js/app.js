@@ -328,14 +328,17 @@ async function profileScreen() {
 function recentItem(r) {
   const id = encodeURIComponent(r.match);
   const when = r.finished_at ? new Date(r.finished_at * 1000).toLocaleDateString(lang(), { day: "numeric", month: "short", year: "numeric" }) : "";
+  const about = [(r.players || []).join(" · "), when].filter(Boolean).join(", ");
   return h(
     "li.recent",
     { dataset: { match: r.match } },
     h("span.l-name", {}, (r.players || []).join(" · ")),
     h("span", {}, t("profile.place", { place: r.place })),
     h("span.muted", {}, [when, t("match.xp", { n: r.xp })].filter(Boolean).join(" · ")),
-    h("a.button.replay-link", { href: `#/replay/${id}` }, t("match.record")),
-    h("a.button.download-link", { href: `/api/matches/${id}/record`, download: `domino-${r.match}.json` }, t("replay.download_short")),
+    h("span.recent-actions", {},
+      // Many links read alike: a screen reader hears which match each one is.
+      h("a.button.replay-link", { href: `#/replay/${id}`, "aria-label": `${t("match.record")}: ${about}` }, t("match.record")),
+      h("a.button.download-link", { href: `/api/matches/${id}/record`, download: `domino-${r.match}.json`, "aria-label": `${t("replay.download_short")}: ${about}` }, t("replay.download_short"))),
   );
 }
 
