@@ -221,6 +221,9 @@ def test_the_profile_lists_the_match_with_replay_and_download(
     assert download.suggested_filename == f"domino-{finished['id']}.json"
     record = json.loads(Path(download.path()).read_text(encoding="utf-8"))
     assert record["rounds"] and record["seats"][0]["name"] == "Rita"
+    from domino.cli import main  # `domino replay FILE` reads the downloaded file
+
+    assert main(["replay", str(download.path())]) == 0
     item.get_by_role("link", name="Spielbericht ansehen").click()
     page.locator(VIEWER).wait_for()
     wait_position(page, 1, 0)
