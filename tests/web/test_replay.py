@@ -150,6 +150,13 @@ def test_match_end_opens_the_replay_and_every_control_steps(
     wait_position(page, last_round, len(data["rounds"][-1]["frames"]) - 1)
     page.keyboard.press("Home")
     wait_position(page, 1, 0)
+    # Enter on a focused button; when it goes grey at the end, the slider keeps the focus.
+    page.get_by_role("button", name="Zum Ende").focus()
+    page.keyboard.press("Enter")
+    wait_position(page, last_round, len(data["rounds"][-1]["frames"]) - 1)
+    assert page.evaluate("document.activeElement.classList.contains('replay-slider')")
+    page.keyboard.press("Home")  # the slider's own key
+    wait_position(page, 1, 0)
 
     # The slider: its round marks, and a value set on it shows that position.
     slider = page.get_by_role("slider", name="Zug wählen")

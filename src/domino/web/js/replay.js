@@ -194,8 +194,11 @@ export class ReplayView {
     const where = this.whereText();
     this.slider.setAttribute("aria-valuetext", `${where}: ${this.eventText(this.frame)}`);
     this.whereEl.textContent = where;
+    const focused = document.activeElement;
     this.firstBtn.disabled = this.prevBtn.disabled = this.pos === 0;
     this.nextBtn.disabled = this.lastBtn.disabled = this.pos === this.positions.length - 1;
+    // A button that just went grey drops the keyboard focus: the slider takes it (its keys step).
+    if (focused?.disabled && focused.classList.contains("replay-btn")) this.slider.focus({ preventScroll: true });
     Object.assign(this.root.dataset, { round: String(r + 1), move: String(k), plays: String(this.frame.line?.length ?? 0) });
     this.renderBoard();
     this.renderNow();
