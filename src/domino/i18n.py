@@ -368,6 +368,24 @@ _DE: dict[str, str] = {
         " keine XP."
     ),
     "round.pips_one": "{n} Auge",
+    # -- issue 12 quick --
+    "quick.title": "Schnelles Spiel",
+    "quick.lead": "Gegen Bots, Regeln Klassisch: tippe auf die Zahl der Spieler, und los geht's.",
+    "quick.players": "{n} Spieler",
+    "quick.name_hint": "Du kannst deinen Namen später im Profil ändern.",
+    "quick.level": "Bot-Stufe",
+    "quick.guest_names": (
+        "Flinker Fuchs|Kluge Eule|Muntere Meise|Fröhlicher Igel|Wilde Hummel|Stiller Dachs"
+        "|Schlauer Rabe|Tapferer Biber|Heitere Amsel|Listiger Luchs|Frecher Spatz|Sanfter Otter"
+    ),
+    "lobby.fill_bots": "Mit Bots auffüllen",
+    "lobby.watchers": "Zuschauer: {names}",
+    "left.new_game": "Neues Spiel",
+    "left.home": "Zur Startseite",
+    "left.match_over": "Du hast die Partie verlassen. Ohne Mitspieler war sie damit zu Ende.",
+    "profile.rename": "Name ändern",
+    "profile.renamed": "Du heißt jetzt {name}.",
+    "code_empty": "Bitte gib den Code der Lobby ein.",
 }
 
 _EN: dict[str, str] = {
@@ -706,6 +724,24 @@ _EN: dict[str, str] = {
         "Really leave? A bot plays on for you, and you get no XP for this match."
     ),
     "round.pips_one": "{n} pip",
+    # -- issue 12 quick --
+    "quick.title": "Quick game",
+    "quick.lead": "Against bots, Classic rules: tap the number of players and off you go.",
+    "quick.players": "{n} players",
+    "quick.name_hint": "You can change your name later in your profile.",
+    "quick.level": "Bot level",
+    "quick.guest_names": (
+        "Swift Fox|Wise Owl|Merry Titmouse|Happy Hedgehog|Wild Bumblebee|Quiet Badger"
+        "|Clever Raven|Brave Beaver|Cheerful Blackbird|Sly Lynx|Cheeky Sparrow|Gentle Otter"
+    ),
+    "lobby.fill_bots": "Fill with bots",
+    "lobby.watchers": "Spectators: {names}",
+    "left.new_game": "New game",
+    "left.home": "To the start page",
+    "left.match_over": "You left the match. With no other player left, it has ended.",
+    "profile.rename": "Change name",
+    "profile.renamed": "Your name is now {name}.",
+    "code_empty": "Please enter the lobby code.",
 }
 
 CATALOGUES: Final[dict[str, dict[str, str]]] = {"de": _DE, "en": _EN}
