@@ -247,7 +247,13 @@ function quickCard() {
     LEVELS.map((l) => h("option", { value: l, selected: l === botLevel() }, t(`level.${l}`))));
   const go = async (seats) => {
     const msg = { type: "quick_game", seats, level: level.value };
-    if (signed) return send(msg);
+    if (signed) {
+      // A new game is a new lobby: the one still held (a match left, a lobby waiting) is left.
+      app.leftNotice = false;
+      if (app.lobby) send({ type: "leave_lobby" });
+      app.lobby = null;
+      return send(msg);
+    }
     const name = nameIn.value.trim();
     if (!fieldError(err, nameIn, nameProblem(name))) return;
     try {
