@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from domino.rules import WITH, Move, SeatView, Tile
+from domino.rules.kernel import FIVES, ends_state
 
 
 class Bot(Protocol):
@@ -46,11 +47,13 @@ def ends_after(view: SeatView, move: Move) -> tuple[int, int, bool, bool]:
 def fives_after(left: int, right: int, ld: bool, rd: bool) -> int:
     """Fünferpunkte a placement scores given the ends after it (RULES.md §8); 0 if none.
 
+    The rules kernel's table (:data:`domino.rules.kernel.FIVES`), so bots and engine
+    count alike.
+
     A placement always leaves at least two tiles on the table (the opening is
     automatic), so the lone-tile case of §8 never applies to a bot's move.
     """
-    c = left * (2 if ld else 1) + right * (2 if rd else 1)
-    return c if c and c % 5 == 0 else 0
+    return FIVES[ends_state(left, right, ld, rd)]
 
 
 def fits(mask: int, left: int, right: int) -> int:
