@@ -266,22 +266,15 @@ class Kernel:
 
     # -- building ----------------------------------------------------------------------------
     def _setup(self, rules: Rules, hands: list[int], lager: list[int]) -> None:
-        n = rules.seats
+        n, self.fives_on, self.pairs, draws, sides, self.nxt, self.side, _ = plan_of(rules)
         self.n = n
-        self.fives_on = rules.fives
-        self.pairs = rules.pairs
-        self.nxt = _NEXT[n]
-        self.side = _SIDE[n] if not rules.pairs else _PAIR_SIDE
         self.hands = hands
-        held = 0
-        for h in hands:
-            held |= h
-        self.held = held
-        self.lager = lager if rules.draws else []
+        self.held = sum(hands)  # the hands are disjoint: sum == union
+        self.lager = lager if draws else []
         self.drew = 0
         self.drawn_fit = False
         self.drawn = -1
-        self.side_fives = [0] * rules.sides
+        self.side_fives = [0] * sides
         self.reason = ""
         self.out_seat = None
 
@@ -323,7 +316,10 @@ class Kernel:
     def _open(self) -> int:
         """The automatic opening (§5); returns the tile placed."""
         held = self.held
-        best = next(t for t in OPENING_ORDER if held >> t & 1)
+        best = 0
+        for best in OPENING_ORDER:  # the first one held opens
+            if held >> best & 1:
+                break
         bit = 1 << best
         hands = self.hands
         seat = 0
@@ -392,7 +388,7 @@ class Kernel:
 
     def all_pips(self) -> tuple[int, ...]:
         """The pips in each hand."""
-        return tuple(pips_of(h) for h in self.hands)
+        return tuple(map(pips_of, self.hands))
 
     def outcome(self) -> tuple[int | None, tuple[int, ...]]:
         """``(winner, round-end points per side)`` of the finished round (§7)."""
@@ -467,8 +463,31 @@ class Kernel:
         return 0
 
 
-_NEXT: Final = {n: tuple((s + 1) % n for s in range(n)) for n in (2, 3, 4)}
-_SIDE: Final = {n: tuple(range(n)) for n in (2, 3, 4)}
-_PAIR_SIDE: Final = (0, 1, 0, 1)
+Plan = tuple[int, bool, bool, bool, int, tuple[int, ...], tuple[int, ...], int]
+_PLANS: dict[int, tuple[Rules, Plan]] = {}
+
+
+def plan_of(rules: Rules) -> Plan:
+    """What the kernel needs of ``rules``, computed once per rules object: seats, fives,
+    pairs, draws, sides, the next seat and the scoring side of each seat, hand size."""
+    got = _PLANS.get(id(rules))
+    if got is not None and got[0] is rules:
+        return got[1]
+    n = rules.seats
+    plan: Plan = (
+        n,
+        rules.fives,
+        rules.pairs,
+        rules.draws,
+        rules.sides,
+        tuple((s + 1) % n for s in range(n)),
+        tuple(rules.side_of(s) for s in range(n)),
+        rules.hand_size,
+    )
+    if len(_PLANS) > 1000:
+        _PLANS.clear()
+    _PLANS[id(rules)] = (rules, plan)  # holds ``rules``: its id stays its own
+    return plan
+
 
 assert ES_COUNT == 196

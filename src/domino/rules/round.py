@@ -40,6 +40,7 @@ from .kernel import (
     Kernel,
     fives_count,
     round_to_fives,
+    score,
 )
 from .moves import DRAW, DRAW_MOVE, MOVES, PASS, PASS_MOVE, PLAY, Move
 from .tiles import TILES, Tile, pips_of, tiles_of
@@ -117,15 +118,16 @@ class RoundResult:
 
 def result_of(k: Kernel) -> RoundResult:
     """The :class:`RoundResult` of a finished kernel round (the kernel scores it, §7)."""
-    winner, points = k.outcome()
+    pips = tuple(map(pips_of, k.hands))
+    winner, points = score(k.pairs, k.fives_on, k.out_seat, pips)
     return RoundResult(
-        reason=k.reason,
-        out_seat=k.out_seat,
-        winner=winner,
-        points=points,
-        fives=tuple(k.side_fives),
-        pips=k.all_pips(),
-        hands=tuple(tiles_of(h) for h in k.hands),
+        k.reason,
+        k.out_seat,
+        winner,
+        points,
+        tuple(k.side_fives),
+        pips,
+        tuple(map(tiles_of, k.hands)),
     )
 
 
@@ -161,13 +163,12 @@ class RoundState(Kernel):
             list(map(_index, reversed(deal.lager))),  # pop() draws the top
         )
         self.out = sum(map(_mask, deal.out))
-        self.log = []
         self._line = deque()
         self._line_n = 0
         self.result = None
         best = self._open()
         fives = OPEN_FIVES[best] if self.fives_on else 0
-        self.log.append(Event(self.opener, OPEN, TILES[best], None, None, fives))
+        self.log = [_new_event(Event, (self.opener, OPEN, TILES[best], None, None, fives))]
         if self.reason:
             self.result = result_of(self)
         return self
@@ -280,7 +281,7 @@ class RoundState(Kernel):
         specific error.
         """
         s = self.turn
-        if self.result is not None or (seat is not None and seat != s):
+        if self.reason or (seat is not None and seat != s):
             self.verify(move, seat)
         ends = ENDS[self.es]
         fives = self.step(move.index)
@@ -288,10 +289,10 @@ class RoundState(Kernel):
             self.verify(move, seat)
             raise AssertionError(f"the kernel refused {move}, verify found no reason")
         kind = move.kind
-        ev: Event = _new_event(
-            Event,
-            (s, kind, TILES[self.drawn] if kind == DRAW else move.tile, move.end, ends, fives),
-        )
+        if kind == DRAW:
+            ev: Event = _new_event(Event, (s, kind, TILES[self.drawn], None, ends, 0))
+        else:
+            ev = _new_event(Event, (s, kind, move.tile, move.end, ends, fives))
         self.log.append(ev)
         if self.reason:
             self.result = result_of(self)
