@@ -9,8 +9,18 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from domino.rules import WITH, Move, SeatView, Tile
-from domino.rules.kernel import FIVES, ends_state
+from domino.rules import Move, SeatView, Tile
+from domino.rules.kernel import (
+    ES_COUNT,
+    FIT,
+    FIVES,
+    LEFT,
+    LEFT_DOUBLE,
+    PLACE,
+    RIGHT,
+    RIGHT_DOUBLE,
+    ends_state,
+)
 
 
 class Bot(Protocol):
@@ -33,15 +43,11 @@ def hand_mask(view: SeatView) -> int:
 
 def ends_after(view: SeatView, move: Move) -> tuple[int, int, bool, bool]:
     """Open ends ``(left, right, left_double, right_double)`` after playing ``move``."""
-    t = move.tile
-    assert t is not None
-    left, right = view.left, view.right
-    ld, rd = view.left_double, view.right_double
-    if move.end == "R":
-        right, rd = t.other(right), t.is_double
-    else:
-        left, ld = t.other(left), t.is_double
-    return left, right, ld, rd
+    assert move.tile is not None
+    es = ends_state(view.left, view.right, view.left_double, view.right_double)
+    new = PLACE[move.index * ES_COUNT + es]  # the kernel places it (RULES.md §6)
+    assert new >= 0, f"{move} does not fit"
+    return LEFT[new], RIGHT[new], LEFT_DOUBLE[new], RIGHT_DOUBLE[new]
 
 
 def fives_after(left: int, right: int, ld: bool, rd: bool) -> int:
@@ -58,7 +64,7 @@ def fives_after(left: int, right: int, ld: bool, rd: bool) -> int:
 
 def fits(mask: int, left: int, right: int) -> int:
     """The tiles of ``mask`` that fit an end showing ``left`` or ``right``."""
-    return mask & (WITH[left] | WITH[right])
+    return mask & FIT[ends_state(left, right, False, False)]
 
 
 def tile_of(move: Move) -> Tile:

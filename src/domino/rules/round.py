@@ -32,9 +32,12 @@ from .errors import IllegalMoveError, NotYourTurnError, RoundOverError
 from .kernel import (
     BLOCKED,
     DOMINO,
+    DRAW_I,
     ENDS,
+    ES_COUNT,
     FIT,
     LEFT,
+    MOVE_COUNT,
     OPEN_FIVES,
     RIGHT,
     Kernel,
@@ -90,6 +93,10 @@ class Event(NamedTuple):
 
 
 _new_event = tuple.__new__
+#: Every play or pass event, made on first use: by move, ends before, seat, scored or not.
+_EVENTS: list[Event | None] = [None] * (MOVE_COUNT * ES_COUNT * 8)
+#: Every draw event, made on first use: by seat, tile drawn, ends before.
+_DRAW_EVENTS: list[Event | None] = [None] * (4 * 28 * 49)
 _mask = attrgetter("mask")
 _index = attrgetter("index")
 
@@ -283,16 +290,27 @@ class RoundState(Kernel):
         s = self.turn
         if self.reason or (seat is not None and seat != s):
             self.verify(move, seat)
-        ends = ENDS[self.es]
-        fives = self.step(move.index)
+        es = self.es
+        mv = move.index
+        fives = self.step(mv)
         if fives < 0:
             self.verify(move, seat)
             raise AssertionError(f"the kernel refused {move}, verify found no reason")
-        kind = move.kind
-        if kind == DRAW:
-            ev: Event = _new_event(Event, (s, kind, TILES[self.drawn], None, ends, 0))
+        # Events are values: each distinct one is made once and shared (no garbage).
+        if mv != DRAW_I:
+            key = (mv * ES_COUNT + es) * 8 + s * 2 + (fives > 0)
+            ev = _EVENTS[key]
+            if ev is None:
+                ev = _EVENTS[key] = _new_event(
+                    Event, (s, move.kind, move.tile, move.end, ENDS[es], fives)
+                )
         else:
-            ev = _new_event(Event, (s, kind, move.tile, move.end, ends, fives))
+            key = (s * 28 + self.drawn) * 49 + (es >> 2)
+            ev = _DRAW_EVENTS[key]
+            if ev is None:
+                ev = _DRAW_EVENTS[key] = _new_event(
+                    Event, (s, DRAW, TILES[self.drawn], None, ENDS[es], 0)
+                )
         self.log.append(ev)
         if self.reason:
             self.result = result_of(self)
