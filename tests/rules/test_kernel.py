@@ -33,6 +33,8 @@ from domino.rules.kernel import (
     OPENING_ORDER,
     PASS_I,
     PLACE,
+    PLAY_MOVES,
+    PLAYS,
     RIGHT,
     RIGHT_DOUBLE,
     Kernel,
@@ -207,7 +209,13 @@ def test_plays_are_every_fitting_tile_at_every_end_it_fits(fitting: int, es: int
         if t.has(RIGHT[es] if end else LEFT[es])
     ]
     assert list(got) == expect  # tile order, left before right (§6: two distinct moves)
-    assert plays(m, es) is got  # cached
+    # the chunk tables legal() and legal_moves() read say the same
+    lr = es >> 2
+    chunks = [m >> (7 * k) & 127 for k in range(4)]
+    assert sum((PLAYS[lr][k][c] for k, c in enumerate(chunks)), ()) == got
+    assert sum((PLAY_MOVES[lr][k][c] for k, c in enumerate(chunks)), ()) == tuple(
+        MOVES[i] for i in got
+    )
 
 
 @given(

@@ -179,18 +179,11 @@ OPEN_FIVES: Final[tuple[int, ...]] = tuple(
     fives_scored(fives_count(t, t.low, t.high, t.is_double, t.is_double)) for t in TILES
 )
 
-_PLAYS: dict[int, tuple[int, ...]] = {}
-_PLAY_MOVES: dict[int, tuple[Move, ...]] = {}
-
 
 def plays(fitting: int, es: int) -> tuple[int, ...]:
     """The legal plays (move ints) of a hand whose tiles fitting the ends are ``fitting``:
     in tile order, each tile left before right when it fits both (§6: two distinct moves
-    even when both ends show the same number). Cached."""
-    key = fitting * 49 + (es >> 2)
-    got = _PLAYS.get(key)
-    if got is not None:
-        return got
+    even when both ends show the same number)."""
     out = []
     m = fitting
     while m:
@@ -200,13 +193,38 @@ def plays(fitting: int, es: int) -> tuple[int, ...]:
         for end in (0, 1):
             if PLACE[(2 * t + end) * ES_COUNT + es] >= 0:
                 out.append(2 * t + end)
-    got = tuple(out)
-    if len(_PLAYS) > 500_000:
-        _PLAYS.clear()
-        _PLAY_MOVES.clear()
-    _PLAYS[key] = got
-    _PLAY_MOVES[key] = tuple(MOVES[i] for i in got)
-    return got
+    return tuple(out)
+
+
+def _chunk_tables() -> tuple[
+    tuple[tuple[tuple[tuple[int, ...], ...], ...], ...],
+    tuple[tuple[tuple[tuple[Move, ...], ...], ...], ...],
+]:
+    # Per pair of end numbers (es >> 2) and per seven tiles of the mask: the plays of every
+    # 7-bit chunk. Tiles do not interact, so a hand's plays are the four chunks' in a row.
+    ints, moves = [], []
+    for lr in range(49):
+        es = lr * 4
+        per_i, per_m = [], []
+        for k in range(4):
+            one = [plays(1 << (7 * k + i) & FIT[es], es) for i in range(7)]
+            one_m = [tuple(MOVES[i] for i in p) for p in one]
+            row: list[tuple[int, ...]] = [()]
+            row_m: list[tuple[Move, ...]] = [()]
+            for c in range(1, 128):  # the chunk without its highest tile, then that tile
+                top = c.bit_length() - 1
+                row.append(row[c ^ 1 << top] + one[top])
+                row_m.append(row_m[c ^ 1 << top] + one_m[top])
+            per_i.append(tuple(row))
+            per_m.append(tuple(row_m))
+        ints.append(tuple(per_i))
+        moves.append(tuple(per_m))
+    return tuple(ints), tuple(moves)
+
+
+#: ``PLAYS[es >> 2][k][c]``: the plays of the tiles ``c << 7*k`` (those that fit), as move
+#: ints; ``PLAY_MOVES`` the same as :class:`Move` objects.
+PLAYS, PLAY_MOVES = _chunk_tables()
 
 
 _DRAW_ONLY: Final = (DRAW_I,)
@@ -367,7 +385,8 @@ class Kernel:
         es = self.es
         m = self.hands[self.turn] & FIT[es]
         if m:
-            got = _PLAYS.get(m * 49 + (es >> 2)) or plays(m, es)
+            a, b, c, d = PLAYS[es >> 2]
+            got = a[m & 127] + b[m >> 7 & 127] + c[m >> 14 & 127] + d[m >> 21]
             return (*got, PASS_I) if self.drawn_fit else got
         return _DRAW_ONLY if self.lager else _PASS_ONLY
 
@@ -378,11 +397,8 @@ class Kernel:
         es = self.es
         m = self.hands[self.turn] & FIT[es]
         if m:
-            key = m * 49 + (es >> 2)
-            got = _PLAY_MOVES.get(key)
-            if got is None:
-                plays(m, es)
-                got = _PLAY_MOVES[key]
+            a, b, c, d = PLAY_MOVES[es >> 2]
+            got = a[m & 127] + b[m >> 7 & 127] + c[m >> 14 & 127] + d[m >> 21]
             return (*got, PASS_MOVE) if self.drawn_fit else got
         return _DRAW_MOVE_ONLY if self.lager else _PASS_MOVE_ONLY
 
