@@ -166,7 +166,7 @@ class RoundState(Kernel):
         # sum == OR: a valid deal names every tile once.
         self._setup(
             rules,
-            [sum(map(_mask, h)) for h in deal.hands],
+            [sum([t.mask for t in h]) for h in deal.hands],
             list(map(_index, reversed(deal.lager))),  # pop() draws the top
         )
         self.out = sum(map(_mask, deal.out))
