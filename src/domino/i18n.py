@@ -374,6 +374,7 @@ _DE: dict[str, str] = {
     ),
     "analysis_no_record": "Von dieser Partie gibt es keinen Spielbericht, den Meister prüfen kann.",
     "analysis_failed": "Die Analyse dieser Partie ist fehlgeschlagen.",
+    "analysis_off": "Auf diesem Server sind Analysen abgeschaltet.",
     "analysis_busy": (
         "Meister analysiert gerade viele Partien. Versuch es in einer Minute noch einmal."
     ),
@@ -740,6 +741,7 @@ _EN: dict[str, str] = {
     ),
     "analysis_no_record": "There is no game record of this match for Meister to check.",
     "analysis_failed": "The analysis of this match failed.",
+    "analysis_off": "Analyses are switched off on this server.",
     "analysis_busy": "Meister is analysing many matches right now. Try again in a minute.",
     "replay_match_running": "This match is still running. The replay comes once it is over.",
     "replay_no_record": "There is no game record of this match.",
