@@ -194,19 +194,20 @@ async def _windows(
 def _report(rows: list[tuple[str, Any, int]]) -> None:
     print(
         f"{'window':>7} {'clients':>8} {'cmd/s':>7} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'srv CPU%':>8} {'analysed':>8} {'loadavg':>7} errors"
+        f"{'srv CPU%':>8} {'CPU ms/cmd':>10} {'analysed':>8} {'loadavg':>7} errors"
     )
     for kind, r, n in rows:
         print(
             f"{kind:>7} {r.clients:>8} {r.cmds_per_s:>7.0f} {_ms(r.p50):>7} {_ms(r.p99):>7} "
-            f"{r.server_cpu:>8.0f} {n if kind == 'on' else '-':>8} "
+            f"{r.server_cpu:>8.0f} {_ms(r.cpu_ms_per_cmd):>10} {n if kind == 'on' else '-':>8} "
             f"{r.loadavg if r.loadavg is not None else '-':>7} {r.errors}"
         )
-    off = [r.p99 for k, r, _ in rows if k == "off" and r.p99 is not None]
-    on = [r.p99 for k, r, _ in rows if k == "on" and r.p99 is not None]
-    if off and on:
-        a, b = statistics.median(off), statistics.median(on)
-        print(f"p99 median: off {a:.1f} ms, on {b:.1f} ms ({100 * (b - a) / a:+.1f} %)")
+    for name, attr in (("p99", "p99"), ("server CPU ms/cmd", "cpu_ms_per_cmd")):
+        off = [getattr(r, attr) for k, r, _ in rows if k == "off" and getattr(r, attr)]
+        on = [getattr(r, attr) for k, r, _ in rows if k == "on" and getattr(r, attr)]
+        if off and on:
+            a, b = statistics.median(off), statistics.median(on)
+            print(f"{name} median: off {a:.2f}, on {b:.2f} ({100 * (b - a) / a:+.1f} %)")
 
 
 def _ms(x: float | None) -> str:
