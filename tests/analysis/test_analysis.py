@@ -198,3 +198,12 @@ def test_the_analysis_package_imports_only_rules_and_bots() -> None:
             for name in names:
                 if name.startswith("domino"):
                     assert name.split(".")[1] in ("rules", "bots", "analysis"), (path, name)
+
+
+@pytest.mark.parametrize("name", ["domino.analysis.judge", "domino.server.queries"])
+def test_doctests(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0

@@ -6,7 +6,8 @@ import pytest
 from rules_support import deal, play, start
 
 from domino.rules import MatchState, Rules, view
-from domino.rules.round import fives_count
+from domino.rules.kernel import FIVES as FIVES_TABLE
+from domino.rules.kernel import OPEN_FIVES, ends_state, fives_count
 from domino.rules.tiles import Tile
 
 FIVES = Rules(seats=2, fives=True)
@@ -67,6 +68,12 @@ def test_s8_count_of_the_ends(
 ) -> None:
     tile = Tile.parse(single) if single else None
     assert fives_count(tile, left, right, ld, rd) == count
+    # ...and the kernel's tables that every placement actually reads (§8)
+    scored = count if count and count % 5 == 0 else 0
+    if tile is None:
+        assert FIVES_TABLE[ends_state(left, right, ld, rd)] == scored
+    else:
+        assert OPEN_FIVES[tile.index] == scored
 
 
 def test_s8_a_count_of_0_scores_nothing() -> None:

@@ -256,6 +256,14 @@ def test_the_queue_is_bounded(tmp_path: Path) -> None:
         assert h.tc.get(f"/api/matches/{two}/analysis").status_code == 200
 
 
+def test_a_server_without_analysis_workers_says_so(tmp_path: Path) -> None:
+    with harness(tmp_path, analysis_workers=0) as h:
+        _, mid = finished_match(h)
+        error_of(h.tc.get(f"/api/matches/{mid}/analysis"), 503, "analysis_off")
+        assert h.tc.portal.call(h.service.db.analysis, mid) is None
+        assert h.tc.get(f"/api/matches/{mid}/replay").status_code == 200
+
+
 def test_running_and_unknown_matches_have_no_replay_record_or_analysis(tmp_path: Path) -> None:
     with harness(tmp_path) as h:
         anna = h.person("Anna")

@@ -167,3 +167,40 @@ def test_lobbies_survive_a_restart(tmp_path: Path) -> None:
         lob = again.recv_type("lobby")
         assert lob["lobby"]["code"] == code and lob["you"]["host"]
         assert lob["lobby"]["seats"][2]["level"] == "profi"
+
+
+def test_fill_bots_seats_a_bot_of_the_level_on_every_free_seat(h: Harness) -> None:
+    anna, ben = h.person("Anna"), h.person("Ben")
+    code = _create(anna, 4)["code"]
+    ben.request({"type": "join_lobby", "code": code}, "lobby")
+    ben.expect_error({"type": "fill_bots", "level": "profi"}, "not_host")
+    anna.expect_error({"type": "fill_bots", "level": "gott"}, "bad_level")
+    lob = anna.request({"type": "fill_bots", "level": "profi"}, "lobby")["lobby"]
+    assert [s["kind"] for s in lob["seats"]] == ["human", "human", "bot", "bot"]
+    assert [s["name"] for s in lob["seats"][2:]] == ["Bot 3 (Profi)", "Bot 4 (Profi)"]
+    assert lob["can_start"]
+    assert ben.recv_until(lambda m: m["type"] == "lobby" and m["lobby"]["can_start"])
+    # A full lobby: nothing to fill, nothing changes, no error.
+    anna.send({"type": "fill_bots", "level": "anfaenger"})
+    anna.send({"type": "ping"})
+    assert anna.recv_type("pong")
+    assert h.tc.get(f"/api/lobbies/{code}").json()["seats"][3]["level"] == "profi"
+
+
+def test_quick_game_makes_lobby_bots_and_match_in_one_step(h: Harness) -> None:
+    anna = h.person("Anna")
+    anna.send({"type": "quick_game", "seats": 3, "level": "anfaenger"})
+    lob = anna.recv_type("lobby")["lobby"]
+    assert lob["status"] == "playing" and lob["rules"]["mode"] == "klassisch"
+    assert [s["kind"] for s in lob["seats"]] == ["human", "bot", "bot"]
+    assert {s["level"] for s in lob["seats"][1:]} == {"anfaenger"}
+    started = anna.recv_type("match_started")
+    assert started["seat"] == 0 and started["lobby"] == lob["code"]
+    state = anna.recv_type("state")
+    assert state["you"] == 0 and len(state["seats"]) == 3
+    # Already in a lobby (the quick game's): refused, nothing made.
+    anna.expect_error({"type": "quick_game", "seats": 2}, "already_in_lobby")
+    ben = h.person("Ben")
+    ben.expect_error({"type": "quick_game", "seats": 5}, "bad_seats")
+    ben.expect_error({"type": "quick_game", "seats": 2, "level": "gott"}, "bad_level")
+    assert h.tc.get("/api/lobbies").json()["open"] == []

@@ -162,6 +162,34 @@ def test_presence_in_a_lobby_crosses_nodes(tmp_path: Path, prefix: str) -> None:
         a.close()
 
 
+def test_a_quick_game_is_stored_playing_and_seen_from_another_node(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna = a.person("Anna")
+        anna.send({"type": "quick_game", "seats": 4, "level": "profi"})
+        lobby = recv_within(anna, lambda m: m["type"] == "lobby")["lobby"]
+        assert lobby["status"] == "playing" and lobby["match"]
+        assert [s["kind"] for s in lobby["seats"]] == ["human", "bot", "bot", "bot"]
+        started = recv_within(anna, lambda m: m["type"] == "match_started")
+        assert started["seat"] == 0
+        # Node b reads the same lobby from PostgreSQL; Ben joins it and watches the match.
+        assert b.tc.get(f"/api/lobbies/{lobby['code']}").json()["status"] == "playing"
+        ben = b.person("Ben")
+        ben.send({"type": "join_lobby", "code": lobby["code"]})
+        watching = recv_within(ben, lambda m: m["type"] == "match_started")
+        assert watching["seat"] is None and watching["match"] == lobby["match"]
+        # Anna is in that lobby now: a second quick game from node b is refused.
+        again = b.connect(anna.token, "Anna")
+        again.expect_error({"type": "quick_game", "seats": 2}, "already_in_lobby")
+    finally:
+        b.close()
+        a.close()
+
+
 def test_two_nodes_changing_one_lobby_at_once_lose_nothing(prefix: str) -> None:  # noqa: F811
     """Two nodes apply a change to the same stored version: the second write is refused,
     so its node reads again; and a profile added to two lobbies at once gets only one."""

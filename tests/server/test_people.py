@@ -125,3 +125,34 @@ def test_the_socket_wants_hello_first(h: Harness) -> None:
         assert getattr(info.value, "code", None) == 1008
     finally:
         ws.__exit__(None, None, None)
+
+
+def test_a_profile_is_renamed_with_the_rules_of_names(h: Harness) -> None:
+    g = h.tc.post("/api/guest", json={"name": "Flinker Fuchs"}).json()
+    r = h.tc.post("/api/me/name", json={"name": "  Lena   M "}, headers=_auth(g["token"]))
+    assert r.status_code == 200 and r.json()["name"] == "Lena M"
+    assert r.json()["id"] == g["profile"]["id"]
+    assert h.tc.get("/api/me", headers=_auth(g["token"])).json()["profile"]["name"] == "Lena M"
+    for name, code in (
+        ("   ", "name_empty"),
+        ("x" * 25, "name_too_long"),
+        ("x" * 300, "name_too_long"),
+        ("a\x07b", "name_bad_chars"),
+    ):
+        bad = h.tc.post("/api/me/name", json={"name": name}, headers=_auth(g["token"]))
+        assert bad.status_code == 400 and bad.json()["error"]["code"] == code, name
+        assert bad.json()["error"]["message"]
+    assert h.tc.post("/api/me/name", json={"name": "X"}).json()["error"]["code"] == "auth_required"
+    # Account names stay unique, whatever the case.
+    h.tc.post("/api/account", json={"name": "Ben", "password": "geheim123"})
+    acc = h.tc.post("/api/account", json={"name": "Cem", "password": "geheim123"}).json()
+    taken = h.tc.post("/api/me/name", json={"name": "BEN"}, headers=_auth(acc["token"]))
+    assert taken.status_code == 409 and taken.json()["error"]["code"] == "name_taken"
+    ok = h.tc.post("/api/me/name", json={"name": "Cemal"}, headers=_auth(acc["token"]))
+    assert ok.json()["name"] == "Cemal"
+    login = h.tc.post("/api/login", json={"name": "cemal", "password": "geheim123"})
+    assert login.status_code == 200
+    # The socket of a renamed profile takes the new name into the next lobby.
+    c = h.connect(g["token"])
+    lob = c.request({"type": "create_lobby", "seats": 2}, "lobby")["lobby"]
+    assert lob["seats"][0]["name"] == "Lena M"

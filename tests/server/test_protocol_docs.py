@@ -45,6 +45,8 @@ def test_every_error_code_in_the_docs_has_german_text() -> None:
         "leave_seat",
         "take_seat",
         "add_bot",
+        "fill_bots",
+        "quick_game",
         "remove_bot",
         "set_rules",
         "join_lobby",

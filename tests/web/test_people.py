@@ -105,7 +105,7 @@ def test_two_players_and_a_spectator_who_sees_no_hand_before_the_reveal(
     cleo.goto(link)
     cleo.locator("#guest-name").fill("Cleo")
     cleo.get_by_role("button", name="Als Gast spielen").click()
-    cleo.get_by_text("Zuschauer: 1").wait_for()
+    cleo.get_by_text("Zuschauer: Cleo").wait_for()
     anna.get_by_test_id("start").click()
     for page in (anna, ben, cleo):
         page.locator(TABLE).wait_for()

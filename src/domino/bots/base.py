@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from domino.rules import WITH, Move, SeatView, Tile
+from domino.rules import Move, SeatView, Tile
+from domino.rules.kernel import (
+    ES_COUNT,
+    FIT,
+    FIVES,
+    LEFT,
+    LEFT_DOUBLE,
+    PLACE,
+    RIGHT,
+    RIGHT_DOUBLE,
+    ends_state,
+)
 
 
 class Bot(Protocol):
@@ -32,30 +43,28 @@ def hand_mask(view: SeatView) -> int:
 
 def ends_after(view: SeatView, move: Move) -> tuple[int, int, bool, bool]:
     """Open ends ``(left, right, left_double, right_double)`` after playing ``move``."""
-    t = move.tile
-    assert t is not None
-    left, right = view.left, view.right
-    ld, rd = view.left_double, view.right_double
-    if move.end == "R":
-        right, rd = t.other(right), t.is_double
-    else:
-        left, ld = t.other(left), t.is_double
-    return left, right, ld, rd
+    assert move.tile is not None
+    es = ends_state(view.left, view.right, view.left_double, view.right_double)
+    new = PLACE[move.index * ES_COUNT + es]  # the kernel places it (RULES.md §6)
+    assert new >= 0, f"{move} does not fit"
+    return LEFT[new], RIGHT[new], LEFT_DOUBLE[new], RIGHT_DOUBLE[new]
 
 
 def fives_after(left: int, right: int, ld: bool, rd: bool) -> int:
     """Fünferpunkte a placement scores given the ends after it (RULES.md §8); 0 if none.
 
+    The rules kernel's table (:data:`domino.rules.kernel.FIVES`), so bots and engine
+    count alike.
+
     A placement always leaves at least two tiles on the table (the opening is
     automatic), so the lone-tile case of §8 never applies to a bot's move.
     """
-    c = left * (2 if ld else 1) + right * (2 if rd else 1)
-    return c if c and c % 5 == 0 else 0
+    return FIVES[ends_state(left, right, ld, rd)]
 
 
 def fits(mask: int, left: int, right: int) -> int:
     """The tiles of ``mask`` that fit an end showing ``left`` or ``right``."""
-    return mask & (WITH[left] | WITH[right])
+    return mask & FIT[ends_state(left, right, False, False)]
 
 
 def tile_of(move: Move) -> Tile:

@@ -5,7 +5,9 @@ no draw, uniformly random legal plays, dealing included. It runs in this
 process, interleaved repeat by repeat, for
 
 - ``api``: :class:`RoundState` through its public API (verified moves, event log);
-- ``kernel``: :func:`domino.rules.playout.random_round` (the search bots' playout);
+- ``kernel``: :func:`domino.rules.playout.random_round`: the same rules kernel
+  (:mod:`domino.rules.kernel`) that RoundState and Meister's playouts run on,
+  driven with move ints, without the log;
 - ``dominoes``: PyPI ``dominoes`` (``Game.new()`` + ``make_move``), if installed;
 - ``openspiel``: OpenSpiel's ``python_team_dominoes``, if installed.
 

@@ -93,6 +93,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="guest sign-ups, account creations and logins per client address: a burst, then "
         "so many per second (default 30,0.2; a load test from one address needs more)",
     )
+    p.add_argument(
+        "--analysis-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for post-match analyses (default 1; 0: analyses off, "
+        "docs/analysis.md)",
+    )
     p.set_defaults(func=run)
 
 
@@ -165,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
     if args.signin_budget is not None:
         burst, rate = args.signin_budget
         settings = dataclasses.replace(settings, signin_burst=burst, signin_rate=rate)
+    if args.analysis_workers is not None:
+        settings = dataclasses.replace(settings, analysis_workers=max(0, args.analysis_workers))
     if hasattr(args, "bot_budget"):
         settings = dataclasses.replace(settings, bot_budget=args.bot_budget)
     node = args.node or f"{socket.gethostname()}:{settings.port}"

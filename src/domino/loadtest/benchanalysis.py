@@ -9,9 +9,10 @@ Two figures, in one run:
    (``time.process_time``), median and maximum.
 2. **Latency it adds to live matches.** The real server (as ``domino bench
    server`` starts it, SQLite in a temporary folder) with those matches stored as
-   finished, and load processes playing ``--clients`` at human pace. One analysis
-   runs before measuring (the server starts its worker process on the first
-   request, once per process; that start is not what is compared). Windows of
+   finished, and load processes playing ``--clients`` at human pace. Before the
+   load starts, one analysis starts the server's worker process (once per
+   process), and two more measure the server process's own CPU per analysed
+   match (the judging itself runs in the worker). Windows of
    ``--window`` seconds alternate: *off* (no analysis) and *on* (a client keeps
    ``--concurrent`` analyses running through ``GET /api/matches/{id}/analysis``,
    asking for the next match as soon as one is stored). Command→event p50/p99 of
@@ -145,6 +146,19 @@ async def _analyse(url: str, ids: list[str], concurrent: int, done: list[str]) -
 async def _windows(
     args: argparse.Namespace, server: ServerProcess, ids: list[str]
 ) -> list[tuple[str, Any, int]]:
+    # One analysis starts the server's worker process (once per process), then the
+    # server's own CPU per analysed match (claim, progress, result, a viewer's polls)
+    # is measured with nothing else on it; the judging's CPU is the worker's.
+    await _analyse(server.url, ids[-1:], 1, [])
+    quiet = ids[-3:-1] if len(ids) >= 3 else []
+    if quiet:
+        s0 = server.sample()
+        await _analyse(server.url, quiet, 1, [])
+        s1 = server.sample()
+        if s0 and s1:
+            ms = 1000 * (s1.cpu - s0.cpu) / len(quiet)
+            print(f"server process CPU per analysed match (no live load): {ms:.0f} ms")
+    ids = [m for m in ids if m not in quiet and m != ids[-1]] or ids
     cmd = [sys.executable, "-m", "domino.loadtest.load", "--url", server.url]
     cmd += ["--delay", str(args.delay), "--seats", "4", "--seed", "1"]
     proc = await asyncio.create_subprocess_exec(
@@ -160,12 +174,8 @@ async def _windows(
         await loader.send(f"groups {groups}")
         if not await _wait_ready([loader], groups * 4, groups, timeout=60 + args.clients * 0.05):
             print(f"  ({args.clients} clients: not all connected and seated in time)")
-        # One analysis before measuring: the server starts its worker process on the first
-        # request (once per process); that start is not what the windows compare.
-        warm: list[str] = []
-        await _analyse(server.url, ids[-1:], 1, warm)
         await asyncio.sleep(args.warmup)
-        pending = list(ids[:-1]) or list(ids)
+        pending = list(ids)
         for _ in range(args.pairs):
             rows.append(("off", await _measure([loader], server, base.rss, args.window), 0))
             done: list[str] = []
@@ -194,19 +204,20 @@ async def _windows(
 def _report(rows: list[tuple[str, Any, int]]) -> None:
     print(
         f"{'window':>7} {'clients':>8} {'cmd/s':>7} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'srv CPU%':>8} {'analysed':>8} {'loadavg':>7} errors"
+        f"{'srv CPU%':>8} {'CPU ms/cmd':>10} {'analysed':>8} {'loadavg':>7} errors"
     )
     for kind, r, n in rows:
         print(
             f"{kind:>7} {r.clients:>8} {r.cmds_per_s:>7.0f} {_ms(r.p50):>7} {_ms(r.p99):>7} "
-            f"{r.server_cpu:>8.0f} {n if kind == 'on' else '-':>8} "
+            f"{r.server_cpu:>8.0f} {_ms(r.cpu_ms_per_cmd):>10} {n if kind == 'on' else '-':>8} "
             f"{r.loadavg if r.loadavg is not None else '-':>7} {r.errors}"
         )
-    off = [r.p99 for k, r, _ in rows if k == "off" and r.p99 is not None]
-    on = [r.p99 for k, r, _ in rows if k == "on" and r.p99 is not None]
-    if off and on:
-        a, b = statistics.median(off), statistics.median(on)
-        print(f"p99 median: off {a:.1f} ms, on {b:.1f} ms ({100 * (b - a) / a:+.1f} %)")
+    for name, attr in (("p99", "p99"), ("server CPU ms/cmd", "cpu_ms_per_cmd")):
+        off = [getattr(r, attr) for k, r, _ in rows if k == "off" and getattr(r, attr)]
+        on = [getattr(r, attr) for k, r, _ in rows if k == "on" and getattr(r, attr)]
+        if off and on:
+            a, b = statistics.median(off), statistics.median(on)
+            print(f"{name} median: off {a:.2f}, on {b:.2f} ({100 * (b - a) / a:+.1f} %)")
 
 
 def _ms(x: float | None) -> str:

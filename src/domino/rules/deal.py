@@ -15,10 +15,12 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Final
 
 from .config import Rules
 from .errors import InvalidDealError, InvalidTileError
+from .kernel import plan_of
 from .tiles import COUNT, TILES, Tile
 
 
@@ -120,17 +122,31 @@ def shuffled_deal(rules: Rules, seed: object = None, rng: random.Random | None =
     """
     if rng is None:
         rng = random.Random(seed)  # type: ignore[arg-type]
-    order = [TILES[i] for i in random_permutation(rng)]
-    size = rules.hand_size
-    n = rules.seats
-    hands = tuple(tuple(order[i * size : (i + 1) * size]) for i in range(n))
-    rest = tuple(order[n * size :])
-    if rules.draws:
+    order = tuple([TILES[i] for i in random_permutation(rng)])
+    n, _, _, draws, _, _, _, size = plan_of(rules)
+    hands = tuple([order[i * size : (i + 1) * size] for i in range(n)])
+    rest = order[n * size :]
+    if draws:
         return Deal(hands, rest, ())
     return Deal(hands, (), rest)
 
 
 _PERMUTATIONS: Final = math.factorial(COUNT)
+_TAIL: Final = 7  # the last digits are decoded by one table look-up
+
+
+def _lehmer(code: int, size: int) -> tuple[int, ...]:
+    pool = list(range(size))
+    out = []
+    for k in range(size, 0, -1):
+        code, i = divmod(code, k)
+        out.append(pool.pop(i))
+    return tuple(out)
+
+
+#: ``_TAIL_ORDER[c]`` picks, in order, the last seven tiles of the pool for code ``c``.
+_TAIL_ORDER: Final = tuple(itemgetter(*_lehmer(c, _TAIL)) for c in range(math.factorial(_TAIL)))
+_RADICES: Final = tuple(range(COUNT, _TAIL, -1))
 
 
 def random_permutation(rng: random.Random) -> list[int]:
@@ -138,12 +154,19 @@ def random_permutation(rng: random.Random) -> list[int]:
 
     One integer below 28! is drawn and read as a mixed-radix (Lehmer) code:
     a bijection between those integers and the permutations, so uniform in,
-    uniform out, with one call into the generator instead of 27.
+    uniform out, with one call into the generator instead of 27. The last seven
+    digits (below 7!) are decoded by a table.
+
+    >>> _lehmer(5, 3), list(_TAIL_ORDER[5](["a", "b", "c", "d", "e", "f", "g"]))[:3]
+    ((2, 1, 0), ['f', 'a', 'b'])
     """
     n = rng.randrange(_PERMUTATIONS)
     pool = list(range(COUNT))
-    out = []
-    for k in range(COUNT, 0, -1):
+    out: list[int] = []
+    pop = pool.pop
+    put = out.append
+    for k in _RADICES:
         n, i = divmod(n, k)
-        out.append(pool.pop(i))
+        put(pop(i))
+    out.extend(_TAIL_ORDER[n](pool))
     return out

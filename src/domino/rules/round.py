@@ -1,9 +1,11 @@
 """One round: opening, turns, round end (RULES.md §5-§8).
 
-The state keeps hands as bitmasks over :data:`TILES` so legal moves and the
-blocked test are a few integer operations; the public API speaks in
-:class:`Tile` and :class:`Move`. Every accepted action is appended to
-:attr:`RoundState.log`; records, replays and views are built from that log.
+:class:`RoundState` is the verified and logged layer over the rules kernel
+(:class:`~domino.rules.kernel.Kernel`, which alone knows how the round is
+played): it speaks in :class:`Tile` and :class:`Move`, refuses an illegal move
+with the specific error of the clause it breaks, and appends every accepted
+action to :attr:`RoundState.log`; records, replays and views are built from
+that log.
 
 >>> from domino.rules import Rules, Deal, Tile, Move
 >>> T = Tile.parse
@@ -21,17 +23,44 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Final, NamedTuple
 
 from .config import Rules
 from .deal import Deal
 from .errors import IllegalMoveError, NotYourTurnError, RoundOverError
+from .kernel import (
+    BLOCKED,
+    DOMINO,
+    DRAW_I,
+    ENDS,
+    ES_COUNT,
+    FIT,
+    LEFT,
+    MOVE_COUNT,
+    OPEN_FIVES,
+    RIGHT,
+    Kernel,
+    fives_count,
+    round_to_fives,
+    score,
+)
 from .moves import DRAW, DRAW_MOVE, MOVES, PASS, PASS_MOVE, PLAY, Move
-from .tiles import TILES, WITH, Tile, mask_of, pips_of, tiles_of
+from .tiles import TILES, Tile, pips_of, tiles_of
 
 OPEN: Final = "open"
-DOMINO: Final = "domino"
-BLOCKED: Final = "blocked"
+
+__all__ = [
+    "BLOCKED",
+    "DOMINO",
+    "OPEN",
+    "Event",
+    "RoundResult",
+    "RoundState",
+    "fives_count",
+    "result_of",
+    "round_to_fives",
+]
 
 
 class Event(NamedTuple):
@@ -63,8 +92,13 @@ class Event(NamedTuple):
         return None
 
 
-
 _new_event = tuple.__new__
+#: Every play or pass event, made on first use: by move, ends before, seat, scored or not.
+_EVENTS: list[Event | None] = [None] * (MOVE_COUNT * ES_COUNT * 8)
+#: Every draw event, made on first use: by seat, tile drawn, ends before.
+_DRAW_EVENTS: list[Event | None] = [None] * (4 * 28 * 49)
+_mask = attrgetter("mask")
+_index = attrgetter("index")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,86 +123,38 @@ class RoundResult:
         return tuple(p + f for p, f in zip(self.points, self.fives, strict=True))
 
 
-def round_to_fives(points: int) -> int:
-    """Nearest multiple of 5; remainder 1-2 rounds down, 3-4 up (§7).
-
-    >>> [round_to_fives(p) for p in (11, 12, 13, 14, 15)]
-    [10, 10, 15, 15, 15]
-    """
-    return (points + 2) // 5 * 5
-
-
-def fives_count(
-    single: Tile | None, left: int, right: int, left_double: bool, right_double: bool
-) -> int:
-    """The count of §8: all pips of a lone tile, else ends with doubles counted twice."""
-    if single is not None:
-        return single.pips
-    return left * (2 if left_double else 1) + right * (2 if right_double else 1)
-
-
-_LEGAL_CACHE: dict[int, tuple[Move, ...]] = {}
-
-
-def _plays(m: int, left: int, right: int) -> tuple[Move, ...]:
-    key = (m * 7 + left) * 7 + right
-    moves = _LEGAL_CACHE.get(key)
-    if moves is None:
-        out = []
-        for t in tiles_of(m):
-            if t.low == left or t.high == left:
-                out.append(MOVES[t.index * 2])
-            if t.low == right or t.high == right:
-                out.append(MOVES[t.index * 2 + 1])
-        moves = tuple(out)
-        if len(_LEGAL_CACHE) > 500_000:
-            _LEGAL_CACHE.clear()
-        _LEGAL_CACHE[key] = moves
-    return moves
-
-
-class RoundState:
-    """The full state of one round; build it with :meth:`start`."""
-
-    __slots__ = (
-        "drawn_fit",
-        "drew",
-        "hands",
-        "held",
-        "lager",
-        "left",
-        "left_double",
-        "line",
-        "log",
-        "n",
-        "opener",
-        "out",
-        "result",
-        "right",
-        "right_double",
-        "rules",
-        "side_fives",
-        "turn",
+def result_of(k: Kernel) -> RoundResult:
+    """The :class:`RoundResult` of a finished kernel round (the kernel scores it, §7)."""
+    pips = tuple(map(pips_of, k.hands))
+    winner, points = score(k.pairs, k.fives_on, k.out_seat, pips)
+    return RoundResult(
+        k.reason,
+        k.out_seat,
+        winner,
+        points,
+        tuple(k.side_fives),
+        pips,
+        tuple(map(tiles_of, k.hands)),
     )
 
+
+class RoundState(Kernel):
+    """The full state of one round; build it with :meth:`start`.
+
+    The kernel's fields (hands as masks, ``lager``, ``turn``, ``drew``, ``drawn_fit``,
+    ``side_fives``, the ends as ``left``/``right``/``left_double``/``right_double``) plus
+    the rules, the tiles out of play (``out``), the event ``log``, the ``line`` of play
+    (built from the log) and the ``result``.
+    """
+
+    __slots__ = ("_line", "_line_n", "log", "out", "result", "rules")
+
     rules: Rules
-    n: int
-    hands: list[int]
-    held: int
-    lager: list[int]
     out: int
-    left: int
-    right: int
-    left_double: bool
-    right_double: bool
-    line: deque[tuple[Tile, int, int]]
-    turn: int
-    drew: int
-    drawn_fit: bool
     log: list[Event]
-    side_fives: list[int]
     result: RoundResult | None
-    opener: int
+    _line: deque[tuple[Tile, int, int]]
+    _line_n: int
 
     @classmethod
     def start(cls, rules: Rules, deal: Deal, *, validate: bool = True) -> RoundState:
@@ -177,45 +163,22 @@ class RoundState:
             deal.validate(rules)
         self = cls.__new__(cls)
         self.rules = rules
-        self.n = rules.seats
-        self.hands = [mask_of(h) for h in deal.hands]
-        self.held = 0
-        for h in self.hands:
-            self.held |= h
-        self.lager = [t.index for t in reversed(deal.lager)]  # pop() draws the top
-        self.out = mask_of(deal.out)
-        self.line = deque()
-        self.turn = 0
-        self.drew = 0
-        self.drawn_fit = False
-        self.log = []
-        self.side_fives = [0] * rules.sides
+        # sum == OR: a valid deal names every tile once.
+        self._setup(
+            rules,
+            [sum([t.mask for t in h]) for h in deal.hands],
+            list(map(_index, reversed(deal.lager))),  # pop() draws the top
+        )
+        self.out = sum(map(_mask, deal.out))
+        self._line = deque()
+        self._line_n = 0
         self.result = None
-        self.left = self.right = -1
-        self.left_double = self.right_double = False
-        self._open()
+        best = self._open()
+        fives = OPEN_FIVES[best] if self.fives_on else 0
+        self.log = [_new_event(Event, (self.opener, OPEN, TILES[best], None, None, fives))]
+        if self.reason:
+            self.result = result_of(self)
         return self
-
-    # -- opening -------------------------------------------------------------
-    def _open(self) -> None:
-        held = self.held
-        best = next(t for t in _OPENING_ORDER if held & t.mask)
-        seat = next(i for i, h in enumerate(self.hands) if h & best.mask)
-        self.opener = seat
-        self.turn = seat
-        self.hands[seat] &= ~best.mask
-        self.held &= ~best.mask
-        self.left, self.right = best.low, best.high
-        self.left_double = self.right_double = best.is_double
-        self.line.append((best, best.low, best.high))
-        fives = 0
-        if self.rules.fives:
-            c = best.pips
-            if c and c % 5 == 0:
-                fives = c
-                self.side_fives[self.rules.side_of(seat)] += c
-        self.log.append(Event(seat, OPEN, best, None, None, fives))
-        self._after_place(seat)
 
     # -- queries -------------------------------------------------------------
     @property
@@ -227,24 +190,36 @@ class RoundState:
         """Whether the Lager can be drawn from at all (Lager An, not Paare, not empty)."""
         return bool(self.lager) and self.rules.draws
 
-    def legal_moves(self) -> tuple[Move, ...]:
-        """The moves the seat to move may make now (empty once the round is over)."""
-        if self.result is not None:
-            return ()
-        left, right = self.left, self.right
-        m = self.hands[self.turn] & (WITH[left] | WITH[right])
-        if m:
-            plays = _LEGAL_CACHE.get((m * 7 + left) * 7 + right) or _plays(m, left, right)
-            return (*plays, PASS_MOVE) if self.drawn_fit else plays
-        if self.lager and self.rules.draws:
-            return (DRAW_MOVE,)
-        return (PASS_MOVE,)
-
     def hand(self, seat: int) -> tuple[Tile, ...]:
         return tiles_of(self.hands[seat])
 
     def pips(self, seat: int) -> int:
         return pips_of(self.hands[seat])
+
+    @property
+    def line(self) -> deque[tuple[Tile, int, int]]:
+        """The line of play left to right: ``(tile, left half, right half)`` as laid.
+
+        Built from the log on demand (the hot path does not pay for it)."""
+        log = self.log
+        k = self._line_n
+        if k < len(log):
+            line = self._line
+            for ev in log[k:]:
+                t = ev.tile
+                if ev.kind == PLAY:
+                    assert t is not None and ev.ends is not None
+                    if ev.end == "R":
+                        at = ev.ends[1]
+                        line.append((t, at, t.other(at)))
+                    else:
+                        at = ev.ends[0]
+                        line.appendleft((t, t.other(at), at))
+                elif ev.kind == OPEN:
+                    assert t is not None
+                    line.append((t, t.low, t.high))
+            self._line_n = len(log)
+        return self._line
 
     def line_text(self) -> str:
         """The line of play left to right, halves as they lie (``3|6 6|6 6|2``)."""
@@ -262,8 +237,8 @@ class RoundState:
                 turn=self.turn,
             )
         hand = self.hands[self.turn]
-        left, right = self.left, self.right
-        fits = hand & (WITH[left] | WITH[right])
+        left, right = LEFT[self.es], RIGHT[self.es]
+        fits = hand & FIT[self.es]
         if move.kind == PLAY:
             t = move.tile
             assert t is not None
@@ -308,164 +283,35 @@ class RoundState:
     def apply(self, move: Move, seat: int | None = None) -> Event:
         """Verify and make ``move`` for the seat to move; return the logged event.
 
-        The checks are inlined for the common legal case (this is the engine's
-        hot path); any doubt falls back to :meth:`verify`, which raises the
+        The kernel's :meth:`~Kernel.step` makes the move or refuses it; a refusal (or
+        a wrong seat, or a finished round) goes to :meth:`verify`, which raises the
         specific error.
         """
         s = self.turn
-        if self.result is not None or (seat is not None and seat != s):
+        if self.reason or (seat is not None and seat != s):
             self.verify(move, seat)
-        kind = move.kind
-        left = self.left
-        right = self.right
-        hand = self.hands[s]
-        if kind == PLAY:
-            t = move.tile
-            assert t is not None
-            if move.end == "R":
-                if not (hand & t.mask and (t.low == right or t.high == right)):
-                    self.verify(move, seat)
-                b = t.high if t.low == right else t.low
-                self.right = b
-                self.right_double = t.is_double
-                self.line.append((t, right, b))
-                end = "R"
-            else:
-                if not (hand & t.mask and (t.low == left or t.high == left)):
-                    self.verify(move, seat)
-                b = t.high if t.low == left else t.low
-                self.left = b
-                self.left_double = t.is_double
-                self.line.appendleft((t, b, left))
-                end = "L"
-            hand &= ~t.mask
-            self.hands[s] = hand
-            self.held &= ~t.mask
-            fives = 0
-            if self.rules.fives:
-                c = self.left * (2 if self.left_double else 1) + self.right * (
-                    2 if self.right_double else 1
+        es = self.es
+        mv = move.index
+        fives = self.step(mv)
+        if fives < 0:
+            self.verify(move, seat)
+            raise AssertionError(f"the kernel refused {move}, verify found no reason")
+        # Events are values: each distinct one is made once and shared (no garbage).
+        if mv != DRAW_I:
+            key = (mv * ES_COUNT + es) * 8 + s * 2 + (fives > 0)
+            ev = _EVENTS[key]
+            if ev is None:
+                ev = _EVENTS[key] = _new_event(
+                    Event, (s, move.kind, move.tile, move.end, ENDS[es], fives)
                 )
-                if c and c % 5 == 0:
-                    fives = c
-                    self.side_fives[self.rules.side_of(s)] += c
-            ev = _new_event(Event, (s, PLAY, t, end, (left, right), fives))
-            self.log.append(ev)
-            if not hand:
-                self._finish_domino(s)
-            elif not (self.held & (WITH[self.left] | WITH[self.right])) and not (
-                self.lager and self.rules.draws
-            ):
-                self._finish_blocked()
-            else:
-                self.turn = (s + 1) % self.n
-                self.drew = 0
-                self.drawn_fit = False
-            return ev
-        fit = WITH[left] | WITH[right]
-        if kind == PASS:
-            if hand & fit:
-                if not self.drawn_fit:
-                    self.verify(move, seat)
-            elif self.lager and self.rules.draws:
-                self.verify(move, seat)
-            ev = _new_event(Event, (s, PASS, None, None, (left, right), 0))
-            self.log.append(ev)
-            self._next_turn()
-            return ev
-        if hand & fit or not self.lager or not self.rules.draws:
-            self.verify(move, seat)
-        t = TILES[self.lager.pop()]
-        self.hands[s] = hand | t.mask
-        self.held |= t.mask
-        self.drew += 1
-        ev = _new_event(Event, (s, DRAW, t, None, (left, right), 0))
+        else:
+            key = (s * 28 + self.drawn) * 49 + (es >> 2)
+            ev = _DRAW_EVENTS[key]
+            if ev is None:
+                ev = _DRAW_EVENTS[key] = _new_event(
+                    Event, (s, DRAW, TILES[self.drawn], None, ENDS[es], 0)
+                )
         self.log.append(ev)
-        if t.mask & fit:
-            self.drawn_fit = True
-        elif not (self.lager or self.held & fit):
-            self._finish_blocked()
+        if self.reason:
+            self.result = result_of(self)
         return ev
-
-    def _after_place(self, s: int) -> None:
-        if not self.hands[s]:
-            self._finish_domino(s)
-        elif not (self.lager and self.rules.draws) and not (
-            self.held & (WITH[self.left] | WITH[self.right])
-        ):
-            self._finish_blocked()
-        else:
-            self._next_turn()
-
-    def _next_turn(self) -> None:
-        self.turn = (self.turn + 1) % self.n
-        self.drew = 0
-        self.drawn_fit = False
-
-    # -- round end (§7) ------------------------------------------------------
-    def _finish_domino(self, s: int) -> None:
-        rules = self.rules
-        pips = tuple(self.pips(i) for i in range(self.n))
-        points = [0] * rules.sides
-        winner: int | None
-        if rules.pairs:
-            team = [pips[0] + pips[2], pips[1] + pips[3]]  # team A, team B
-            winner = _team_winner(team)
-            if winner is not None:
-                points[winner] = team[1 - winner]
-        else:
-            winner = s
-            points[s] = sum(pips)
-        self._finish(DOMINO, s, winner, points, pips)
-
-    def _finish_blocked(self) -> None:
-        rules = self.rules
-        pips = tuple(self.pips(i) for i in range(self.n))
-        points = [0] * rules.sides
-        winner: int | None
-        if rules.pairs:
-            team = [pips[0] + pips[2], pips[1] + pips[3]]
-            winner = _team_winner(team)
-            if winner is not None:
-                points[winner] = team[1 - winner]
-        else:
-            low = min(pips)
-            winner = pips.index(low) if pips.count(low) == 1 else None
-            if winner is not None:
-                points[winner] = sum(p - low for p in pips)
-        self._finish(BLOCKED, None, winner, points, pips)
-
-    def _finish(
-        self,
-        reason: str,
-        out_seat: int | None,
-        winner: int | None,
-        points: list[int],
-        pips: tuple[int, ...],
-    ) -> None:
-        if self.rules.fives:
-            points = [round_to_fives(p) for p in points]
-        self.result = RoundResult(
-            reason=reason,
-            out_seat=out_seat,
-            winner=winner,
-            points=tuple(points),
-            fives=tuple(self.side_fives),
-            pips=pips,
-            hands=tuple(self.hand(i) for i in range(self.n)),
-        )
-
-
-def _team_winner(team: list[int]) -> int | None:
-    if team[0] == team[1]:
-        return None
-    return 0 if team[0] < team[1] else 1
-
-
-def _opening_key(t: Tile) -> tuple[int, int, int]:
-    # Doubles first (highest), then most pips, then the higher half (§5).
-    return (1 if t.is_double else 0, t.pips, t.high)
-
-
-#: Every tile, the one that opens first (§5) first.
-_OPENING_ORDER: Final = tuple(sorted(TILES, key=_opening_key, reverse=True))

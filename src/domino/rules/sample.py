@@ -3,10 +3,12 @@
 A search bot (Meister) guesses where the tiles it cannot see lie — a
 :class:`Hypothesis` — and plays the round out from the moment of its view.
 :func:`determinize` builds a full :class:`RoundState` from view and guess
-(for tests and tools); :func:`playout` plays on from there far faster, over
-bitmasks with a fixed greedy policy (:func:`greedy`), and returns each side's
-points for the rest of the round. ``tests/rules/test_sample.py`` checks that
-:func:`playout` reaches the same result as the engine playing the same moves.
+(for tests and tools); :func:`playout` plays on from there on the bare rules
+kernel (:class:`~domino.rules.kernel.Kernel`, the same one RoundState runs
+on, without its log) with a fixed greedy policy (:func:`greedy`), and returns
+each side's points for the rest of the round. ``tests/rules/test_sample.py``
+checks that :func:`playout` reaches the same result as the engine playing the
+same moves.
 
 The guess must agree with the view (own hand, hand sizes, Lager size, tiles on
 the table); :func:`check` says whether it does. Nothing here looks at a real
@@ -18,15 +20,11 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from .config import Rules
-from .moves import DRAW_MOVE, MOVES, PASS_MOVE, Move
-from .round import RoundState, round_to_fives
-from .tiles import ALL_MASK, TILES, WITH, pips_of
+from .kernel import DRAW_I, ES_COUNT, FIT, FIVES, PASS_I, PLACE, Kernel, ends_state
+from .moves import MOVES, Move
+from .round import RoundState
+from .tiles import ALL_MASK, TILES, WITH
 from .view import SeatView
-
-#: Index of a draw / a pass among the integer moves (``Move.index``).
-DRAW_I = DRAW_MOVE.index
-PASS_I = PASS_MOVE.index
 
 # The greedy policy's weights (pips units): shed heavy tiles, keep a follow-up,
 # shed doubles early, take Fünferpunkte. A light cousin of Fortgeschritten.
@@ -92,6 +90,10 @@ def _drawn_fit(view: SeatView) -> bool:
     return view.drew > 0 and bool(_own_mask(view) & (WITH[view.left] | WITH[view.right]))
 
 
+def _ends(view: SeatView) -> int:
+    return ends_state(view.left, view.right, view.left_double, view.right_double)
+
+
 def determinize(view: SeatView, hyp: Hypothesis) -> RoundState:
     """The :class:`RoundState` that ``view`` would be a view of if ``hyp`` were true.
 
@@ -99,56 +101,53 @@ def determinize(view: SeatView, hyp: Hypothesis) -> RoundState:
     """
     check(view, hyp)
     assert view.turn is not None
-    r = RoundState.__new__(RoundState)
+    r = RoundState.resume(
+        view.rules,
+        list(hyp.hands),
+        list(hyp.lager),
+        _ends(view),
+        view.turn,
+        opener=view.opener,
+        drew=view.drew,
+        drawn_fit=_drawn_fit(view),
+        side_fives=_side_fives(view),
+    )
     r.rules = view.rules
-    r.n = view.rules.seats
-    r.hands = list(hyp.hands)
-    held = 0
-    for h in hyp.hands:
-        held |= h
-    r.held = held
-    r.lager = list(hyp.lager)
     r.out = hyp.out
-    r.left, r.right = view.left, view.right
-    r.left_double, r.right_double = view.left_double, view.right_double
-    r.line = deque(view.line)
-    r.turn = view.turn
-    r.drew = view.drew
-    r.drawn_fit = _drawn_fit(view)
     r.log = []
-    r.side_fives = _side_fives(view)
+    r._line = deque(view.line)
+    r._line_n = 0
     r.result = None
-    r.opener = view.opener
     return r
 
 
 def greedy(hand: int, left: int, right: int, ld: bool, rd: bool, fives: bool) -> int:
     """The playout policy's play (a ``Move.index``) for a hand holding a fitting tile."""
+    return greedy_es(hand, ends_state(left, right, ld, rd), fives)
+
+
+def greedy_es(hand: int, es: int, fives: bool) -> int:
+    """:func:`greedy` for the kernel's ends state ``es``."""
     best = -1
     best_score = -1
-    m = hand & (WITH[left] | WITH[right])
+    m = hand & FIT[es]
     while m:
         low = m & -m
         m ^= low
         t = TILES[low.bit_length() - 1]
         rest = hand & ~low
         base = t.pips + (_DOUBLE if t.is_double else 0)
-        for end_right in (False, True):
-            at = right if end_right else left
-            if t.low != at and t.high != at:
+        for mv in (t.index * 2, t.index * 2 + 1):
+            new = PLACE[mv * ES_COUNT + es]
+            if new < 0:
                 continue
-            new = t.high if t.low == at else t.low
-            nl, nr = (left, new) if end_right else (new, right)
             score = base
-            if rest & (WITH[nl] | WITH[nr]):
+            if rest & FIT[new]:
                 score += _KEEP_FIT
             if fives:
-                nld, nrd = (ld, t.is_double) if end_right else (t.is_double, rd)
-                c = nl * (2 if nld else 1) + nr * (2 if nrd else 1)
-                if c and c % 5 == 0:
-                    score += _FIVES * c
+                score += _FIVES * FIVES[new]
             if score > best_score:
-                best, best_score = t.index * 2 + end_right, score
+                best, best_score = mv, score
     return best
 
 
@@ -158,91 +157,41 @@ def playout(view: SeatView, hyp: Hypothesis, first: Move) -> tuple[int, ...]:
     Returns per side the points still to come this round: the round-end points of §7
     (rounded under Fünferpunkte) plus the Fünferpunkte scored from now on. A seat plays
     whenever it can (it never passes on a drawn fitting tile) and draws when it must.
-    ``hyp`` is trusted to agree with ``view`` (see :func:`check`); ``first`` to be legal.
+    ``hyp`` is trusted to agree with ``view`` (see :func:`check`); ``first`` must be legal.
     """
-    rules = view.rules
-    n = rules.seats
-    pairs = rules.pairs
-    fives_on = rules.fives
-    draws = rules.draws
-    hands = list(hyp.hands)
-    lager = list(hyp.lager)
-    held = 0
-    for h in hands:
-        held |= h
-    left, right = view.left, view.right
-    ld, rd = view.left_double, view.right_double
-    turn = view.turn
-    assert turn is not None
-    fives = [0] * rules.sides
-    # The greedy policy never passes on a drawn fitting tile, so unlike
-    # RoundState the playout needs no drawn_fit flag.
-    mv = first.index
-    while True:
-        fit = WITH[left] | WITH[right]
-        hand = hands[turn]
-        if mv < 0:
-            if hand & fit:
-                mv = greedy(hand, left, right, ld, rd, fives_on)
-            elif draws and lager:
-                mv = DRAW_I
-            else:
-                mv = PASS_I
-        if mv == DRAW_I:
-            t = TILES[lager.pop()]
-            hands[turn] = hand | t.mask
-            held |= t.mask
-            if not t.mask & fit and not lager and not held & fit:
-                return _totals(rules, False, turn, hands, fives, pairs, n)
-            mv = -1
-            continue
-        if mv == PASS_I:
-            turn = (turn + 1) % n
-            mv = -1
-            continue
-        t = TILES[mv >> 1]
-        if mv & 1:
-            right = t.high if t.low == right else t.low
-            rd = t.is_double
+    assert view.turn is not None
+    k = Kernel.resume(
+        view.rules,
+        list(hyp.hands),
+        list(hyp.lager),
+        _ends(view),
+        view.turn,
+        drew=view.drew,
+        drawn_fit=_drawn_fit(view),
+    )
+    fives = view.rules.fives
+    step = k.step
+    hands = k.hands
+    if step(first.index) < 0:
+        raise ValueError(f"{first} is not legal in this view.")
+    while not k.reason:
+        hand = hands[k.turn]
+        es = k.es
+        if hand & FIT[es]:
+            step(greedy_es(hand, es, fives))
         else:
-            left = t.high if t.low == left else t.low
-            ld = t.is_double
-        hand &= ~t.mask
-        hands[turn] = hand
-        held &= ~t.mask
-        if fives_on:
-            c = left * (2 if ld else 1) + right * (2 if rd else 1)
-            if c and c % 5 == 0:
-                fives[turn % 2 if pairs else turn] += c
-        if not hand:
-            return _totals(rules, True, turn, hands, fives, pairs, n)
-        if not (draws and lager) and not held & (WITH[left] | WITH[right]):
-            return _totals(rules, False, turn, hands, fives, pairs, n)
-        turn = (turn + 1) % n
-        mv = -1
+            step(DRAW_I if k.lager else PASS_I)
+    return k.totals()
 
 
-def _totals(
-    rules: Rules, domino: bool, turn: int, hands: list[int], fives: list[int], pairs: bool, n: int
-) -> tuple[int, ...]:
-    # The scoring of RoundState._finish_* (§7), written for bitmasks.
-    pips = [pips_of(h) for h in hands]
-    points = [0] * rules.sides
-    if pairs:
-        team = (pips[0] + pips[2], pips[1] + pips[3])
-        if team[0] != team[1]:
-            w = 0 if team[0] < team[1] else 1
-            points[w] = team[1 - w]
-    elif domino:
-        points[turn] = sum(pips)
-    else:
-        low = min(pips)
-        if pips.count(low) == 1:
-            w = pips.index(low)
-            points[w] = sum(p - low for p in pips)
-    if rules.fives:
-        points = [round_to_fives(p) for p in points]
-    return tuple(p + f for p, f in zip(points, fives, strict=True))
-
-
-__all__ = ["DRAW_I", "MOVES", "PASS_I", "Hypothesis", "check", "determinize", "greedy", "playout"]
+__all__ = [
+    "DRAW_I",
+    "MOVES",
+    "PASS_I",
+    "Hypothesis",
+    "check",
+    "determinize",
+    "greedy",
+    "greedy_es",
+    "playout",
+]

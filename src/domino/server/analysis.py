@@ -196,6 +196,8 @@ class AnalysisDesk:
         record = row["record"]
         if not isinstance(record, dict) or record.get("format") != "domino-record":
             raise AnalysisError("analysis_no_record", 409)
+        if self.settings.analysis_workers < 1:
+            raise AnalysisError("analysis_off", 503)
         if len(self.jobs) + self._claiming >= self.capacity:
             raise AnalysisError("analysis_busy", 503)
         self._claiming += 1  # a place held while the claim is on its way

@@ -214,6 +214,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         page = await service.profile_page(await _me(request), _cut(before), limit)
         return page if page is not None else _error("profile_not_found", 404)
 
+    @app.post("/api/me/name", response_model=p.ProfileOut)
+    async def rename(body: p.RenameIn, request: Request) -> p.ProfileOut:
+        """*Name ändern*: the signed-in profile gets a new name (lobbies and matches
+        joined from now on show it; one already running keeps the old one)."""
+        pid = await _me(request)
+        row = await service.people.rename(pid, body.name)
+        for conn in list(service.router.sockets_of(pid)):
+            conn.name = row["name"]  # this node's sockets; another node's on their next hello
+        return profile_out(row)
+
     @app.get("/api/profiles/{pid}", response_model=p.ProfilePageOut)
     async def profile(
         pid: str, before: str | None = None, limit: int | None = None

@@ -387,6 +387,20 @@ class Database:
         except IntegrityError as exc:
             raise NameTaken(name) from exc
 
+    async def rename_profile(self, pid: str, name: str, name_key: str | None) -> None:
+        """A new display name (``name_key`` for an account, whose names are unique);
+        :class:`NameTaken` when another account has it."""
+        values: dict[str, Any] = {"name": name}
+        if name_key is not None:
+            values["name_key"] = name_key
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    self.t.profiles.update().where(self.t.profiles.c.id == pid).values(**values)
+                )
+        except IntegrityError as exc:
+            raise NameTaken(name) from exc
+
     async def set_password_hash(self, pid: str, password_hash: str) -> None:
         """Store a re-hashed password (argon2 parameters changed)."""
         async with self._write() as conn:
@@ -581,7 +595,8 @@ class Database:
         seed: str,
         now: float,
         log: list[dict[str, Any]],
-        lobby_doc: tuple[str, dict[str, Any], int] | None = None,
+        lobby_doc: tuple[str, dict[str, Any], int | None] | None = None,
+        joined: Sequence[str] = (),
     ) -> None:
         """Store a new match and the entries its table logged when it was made.
 
@@ -589,12 +604,33 @@ class Database:
         the same transaction: a kill between the two writes must never leave a running
         match whose lobby is still open and startable (a second match for the same
         people). Raises :class:`LobbyConflict` (nothing stored) when the lobby changed
-        since that version was read.
+        since that version was read. A version of ``None`` stores a new lobby with the
+        members ``joined`` (*Schnelles Spiel*); ``LobbyConflict`` then says that its code
+        was used or that a member is in another lobby.
         """
+        try:
+            await self._create_match(mid, lobby, rules, seats, seed, now, log, lobby_doc, joined)
+        except (IntegrityError, InOtherLobby):
+            if lobby_doc is None or lobby_doc[2] is not None:
+                raise
+            raise LobbyConflict(lobby or "?") from None
+
+    async def _create_match(
+        self,
+        mid: str,
+        lobby: str | None,
+        rules: dict[str, Any],
+        seats: list[dict[str, Any]],
+        seed: str,
+        now: float,
+        log: list[dict[str, Any]],
+        lobby_doc: tuple[str, dict[str, Any], int | None] | None,
+        joined: Sequence[str],
+    ) -> None:
         async with self._write() as conn:
             if lobby is not None and lobby_doc is not None:
                 status, doc, version = lobby_doc
-                await self._put_lobby(conn, lobby, status, doc, now, version)
+                await self._put_lobby(conn, lobby, status, doc, now, version, joined)
             await conn.execute(
                 self.t.matches.insert().values(
                     id=mid,

@@ -197,6 +197,16 @@ class Lobby:
             raise LobbyError("seat_taken")
         self.seats[i] = Occupant("bot", None, bot_name(i, level), level)
 
+    def fill_bots(self, actor: str, level: str) -> int:
+        """Host: a bot of ``level`` on every free seat; returns how many were seated."""
+        self._need_host(actor)
+        if level not in LEVELS:
+            raise LobbyError("bad_level")
+        free = [i for i, o in enumerate(self.seats) if o is None]
+        for i in free:
+            self.seats[i] = Occupant("bot", None, bot_name(i, level), level)
+        return len(free)
+
     def remove_bot(self, actor: str, seat: int) -> None:
         """Host: free a bot's seat."""
         self._need_host(actor)

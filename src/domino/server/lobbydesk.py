@@ -208,7 +208,7 @@ class LobbyDesk:
     async def _lock_for(self, conn: Conn, msg: BaseModel) -> AsyncIterator[str | None]:
         """Hold the lock of the lobby ``msg`` changes; yield the code of the lobby the
         sender is in (``None`` for a create or a join, which find their own)."""
-        if isinstance(msg, p.CreateLobby):
+        if isinstance(msg, (p.CreateLobby, p.QuickGame)):
             key, code = "+" + conn.profile, None  # one profile's creates one at a time
         elif isinstance(msg, p.JoinLobby):
             try:
@@ -228,6 +228,9 @@ class LobbyDesk:
         async with self._lock_for(conn, msg) as code:
             if isinstance(msg, p.CreateLobby):
                 await self._create(conn, msg.seats)
+                return
+            if isinstance(msg, p.QuickGame):
+                await self._quick(conn, msg.seats, msg.level)
                 return
             if isinstance(msg, p.JoinLobby):
                 await self._join(conn, msg)
@@ -253,6 +256,11 @@ class LobbyDesk:
 
                     def change(lobby: Lobby) -> None:
                         lobby.add_bot(me, msg.seat, msg.level)
+
+                case p.FillBots():
+
+                    def change(lobby: Lobby) -> bool:
+                        return lobby.fill_bots(me, msg.level) > 0
 
                 case p.RemoveBot():
 
@@ -299,6 +307,27 @@ class LobbyDesk:
                 raise LobbyError("already_in_lobby") from None
             self._remember(lobby)
             self.broadcast(lobby)
+            return
+        raise LobbyError("lobby_busy")  # pragma: no cover - 8 used codes in a row
+
+    async def _quick(self, conn: Conn, seats: int, level: str) -> None:
+        """*Schnelles Spiel*: lobby, bots and start in one transaction (no lobby of it is
+        ever stored open, so nobody can join it in between and nothing is left half made
+        by a crash)."""
+        me = conn.profile
+        for _ in range(TRIES):
+            if await self.db.lobby_of(me) is not None:
+                raise LobbyError("already_in_lobby")
+            if await self.matches.seat_anywhere(me) is not None:
+                raise LobbyError("in_match")
+            lobby = Lobby.create(new_code(), me, conn.name, seats, self.clock.now())
+            lobby.fill_bots(me, level)
+            lobby.check_start(me)
+            try:
+                await self.matches.start(lobby, None, self.broadcast, joined=[me])
+            except LobbyConflict:  # a used code, or another lobby of ours meanwhile: look again
+                continue
+            self._remember(lobby)
             return
         raise LobbyError("lobby_busy")  # pragma: no cover - 8 used codes in a row
 

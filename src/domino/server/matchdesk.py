@@ -23,7 +23,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from domino.i18n import t
@@ -545,11 +545,19 @@ class MatchDesk:
         ]
 
     # -- start -----------------------------------------------------------------------------
-    async def start(self, lobby: Lobby, version: int, announce: Callable[[Lobby], None]) -> None:
+    async def start(
+        self,
+        lobby: Lobby,
+        version: int | None,
+        announce: Callable[[Lobby], None],
+        joined: Sequence[str] = (),
+    ) -> None:
         """Start the match of ``lobby`` (checked by the caller, read at ``version``);
         ``announce`` sends the lobby's new state to its members before the match's first
         messages. Raises :class:`~domino.server.db.LobbyConflict` (nothing started) when
-        the lobby changed since ``version``."""
+        the lobby changed since ``version``. ``version=None`` stores a new lobby with its
+        members ``joined`` in the same transaction (*Schnelles Spiel*); then
+        ``LobbyConflict`` means its code was used or a member is in another lobby."""
         now = self.clock.now()
         mid = new_id("m")
         seed = self.settings.seeds() if self.settings.seeds else secrets.token_hex(16)
@@ -584,6 +592,7 @@ class MatchDesk:
                 now,
                 list(table.log),
                 lobby_doc=(lobby.status, lobby.to_dict(), version),
+                joined=joined,
             )
         except BaseException:
             lobby.status, lobby.match = before

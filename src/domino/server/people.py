@@ -159,6 +159,21 @@ class People:
         assert row is not None
         return token, row
 
+    async def rename(self, pid: str, raw_name: str) -> dict[str, Any]:
+        """Change a profile's name (guest or account; an account's stays unique)."""
+        name = clean_name(raw_name, self.settings.name_max)
+        row = await self.db.profile(pid)
+        if row is None:
+            raise PeopleError("bad_token", 401)
+        key = name.casefold() if row["kind"] == "account" else None
+        try:
+            await self.db.rename_profile(pid, name, key)
+        except NameTaken as exc:
+            raise PeopleError("name_taken", 409, name=name) from exc
+        row = await self.db.profile(pid)
+        assert row is not None
+        return row
+
     async def login(self, raw_name: str, password: str) -> tuple[str, dict[str, Any]]:
         """Check name and password; a new token for the account."""
         try:

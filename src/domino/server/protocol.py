@@ -138,6 +138,22 @@ class RulesPatch(BaseModel):
     pairs: bool | None = None
 
 
+class FillBots(_In):
+    """Host: put a bot of ``level`` on every free seat."""
+
+    type: Literal["fill_bots"]
+    level: str = Field(max_length=32)
+
+
+class QuickGame(_In):
+    """*Schnelles Spiel*: a new lobby with ``seats`` seats, bots of ``level`` on every
+    seat but the sender's, Klassisch rules, started at once (one step)."""
+
+    type: Literal["quick_game"]
+    seats: int = 2
+    level: str = Field(default="fortgeschritten", max_length=32)
+
+
 class SetRules(_In):
     """Host: change the lobby's rules."""
 
@@ -206,6 +222,8 @@ ClientMessage = Annotated[
     | LeaveLobby
     | AddBot
     | RemoveBot
+    | FillBots
+    | QuickGame
     | SetRules
     | Start
     | MoveCmd
@@ -483,6 +501,13 @@ class GuestIn(BaseModel):
 
     # The bounds only keep huge strings from the checks; the app answers what they
     # refuse as the checks would (name_too_long, password_too_long, login_failed).
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(max_length=200)
+
+
+class RenameIn(BaseModel):
+    """``POST /api/me/name``."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(max_length=200)
 

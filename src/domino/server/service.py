@@ -273,7 +273,7 @@ class Service:
         ref = getattr(msg, "ref", None)
         matches = self.match_desk
         try:
-            if self.draining and isinstance(msg, (p.CreateLobby, p.Start)):
+            if self.draining and isinstance(msg, (p.CreateLobby, p.Start, p.QuickGame)):
                 raise LobbyError("node_draining")
             match msg:
                 case p.Ping():
@@ -285,6 +285,8 @@ class Service:
                 case p.CreateLobby() | p.JoinLobby() | p.TakeSeat() | p.LeaveSeat():
                     await self.lobby_desk.action(conn, msg)
                 case p.LeaveLobby() | p.AddBot() | p.RemoveBot() | p.SetRules() | p.Start():
+                    await self.lobby_desk.action(conn, msg)
+                case p.FillBots() | p.QuickGame():
                     await self.lobby_desk.action(conn, msg)
                 case p.MoveCmd():
                     await matches.command(

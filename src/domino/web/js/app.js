@@ -24,7 +24,52 @@ const app = {
   newSeats: 2, // the seat count chosen on the home screen
   leftMatch: null, // the match this player left for good
   joining: null, // the lobby code a join_lobby was sent for
+  leftNotice: false, // say on the next screens that the player left a match, and offer the way on
+  guestName: null, // the name proposed to a first-time visitor (kept across re-renders)
 };
+
+// The limits the server checks too (Settings.name_max, password_min): the forms say them first,
+// in the app's own words (the browser's validation bubble speaks the browser's language).
+const NAME_MAX = 24;
+const PASSWORD_MIN = 8;
+const LEVELS = ["anfaenger", "fortgeschritten", "profi", "meister"];
+
+/** The bot level of *Schnelles Spiel* and *Mit Bots auffüllen*, remembered in this browser. */
+export function botLevel() {
+  try {
+    const v = localStorage.getItem("domino.botLevel");
+    if (LEVELS.includes(v)) return v;
+  } catch {
+    /* ignore */
+  }
+  return "fortgeschritten";
+}
+
+function setBotLevel(level) {
+  try {
+    localStorage.setItem("domino.botLevel", level);
+  } catch {
+    /* ignore */
+  }
+}
+
+/** A catalogue text for a bad name, or null when the name is fine. */
+function nameProblem(name) {
+  if (!name) return t("name_empty");
+  if (name.length > NAME_MAX) return t("name_too_long", { limit: NAME_MAX });
+  return null;
+}
+
+/** Show `text` in the form's error line and mark `field` (null text: clear both). */
+function fieldError(err, field, text) {
+  err.textContent = text || "";
+  if (field) {
+    if (text) field.setAttribute("aria-invalid", "true");
+    else field.removeAttribute("aria-invalid");
+    if (text) field.focus();
+  }
+  return !text;
+}
 
 const live = new Live(onMessage, onStatus);
 const connBar = new ConnectionBar(document.getElementById("conn"));
@@ -129,6 +174,7 @@ function onMessage(msg) {
       if (route().name === "home") updateLists();
       break;
     case "match_started":
+      app.leftNotice = false;
       app.matchId = msg.match;
       app.lastState = null;
       go(`#/match/${encodeURIComponent(msg.match)}`);
@@ -186,16 +232,67 @@ function header() {
   );
 }
 
+function proposedName() {
+  if (!app.guestName) {
+    const names = t("quick.guest_names").split("|").filter(Boolean);
+    app.guestName = names[Math.floor(Math.random() * names.length)] || "Gast";
+  }
+  return app.guestName;
+}
+
+/** *Schnelles Spiel*: one tap on the number of players starts a Klassisch match against bots.
+ * A first-time visitor's name is proposed (editable here, later in the profile). */
+function quickCard() {
+  const signed = !!getToken();
+  const err = h("p.error", { role: "alert", id: "quick-error" });
+  const nameIn = signed
+    ? null
+    : h("input", { id: "quick-name", name: "name", autocomplete: "nickname", value: proposedName(), "aria-describedby": "quick-name-hint quick-error", oninput: () => (app.guestName = nameIn.value) });
+  const level = h("select", { id: "quick-level", dataset: { focusKey: "quick-level" }, onchange: () => setBotLevel(level.value) },
+    LEVELS.map((l) => h("option", { value: l, selected: l === botLevel() }, t(`level.${l}`))));
+  const go = async (seats) => {
+    const msg = { type: "quick_game", seats, level: level.value };
+    if (signed) {
+      // A new game is a new lobby: the one still held (a match left, a lobby waiting) is left.
+      app.leftNotice = false;
+      if (app.lobby) send({ type: "leave_lobby" });
+      app.lobby = null;
+      return send(msg);
+    }
+    const name = nameIn.value.trim();
+    if (!fieldError(err, nameIn, nameProblem(name))) return;
+    try {
+      const res = await api("/guest", { method: "POST", body: { name } });
+      signedIn(res);
+      send(msg); // queued until the socket is signed in
+    } catch (e) {
+      fieldError(err, nameIn, errorText(e));
+    }
+  };
+  return h(
+    "form.card.quick",
+    { novalidate: true, "data-testid": "quick", onsubmit: (ev) => (ev.preventDefault(), go(2)) },
+    h("h2", {}, t("quick.title")),
+    h("p.muted", {}, t("quick.lead")),
+    nameIn ? h("div.quick-name", {}, h("label", { for: "quick-name" }, t("start.name")), nameIn, h("p.muted.hint", { id: "quick-name-hint" }, t("quick.name_hint"))) : null,
+    h("div.quick-go", {}, [2, 3, 4].map((n) =>
+      h("button.primary.big", { type: n === 2 ? "submit" : "button", "data-testid": `quick-${n}`, dataset: { focusKey: `quick-${n}` }, onclick: n === 2 ? null : () => go(n) }, t("quick.players", { n })))),
+    h("div.row.quick-level", {}, h("label", { for: "quick-level" }, t("quick.level")), level),
+    err,
+  );
+}
+
 function startScreen() {
   const err = h("p.error", { role: "alert" });
-  const nameIn = h("input", { id: "guest-name", name: "name", autocomplete: "nickname", maxlength: "24", required: true, placeholder: t("start.name") });
+  const nameIn = h("input", { id: "guest-name", name: "name", autocomplete: "nickname", placeholder: t("start.name") });
   const guest = h(
     "form.card.guest",
     {
+      novalidate: true,
       onsubmit: async (ev) => {
         ev.preventDefault();
         const name = nameIn.value.trim();
-        if (!name) return (err.textContent = t("start.name_missing"));
+        if (!fieldError(err, nameIn, nameProblem(name))) return;
         try {
           const res = await api("/guest", { method: "POST", body: { name } });
           signedIn(res);
@@ -207,9 +304,12 @@ function startScreen() {
     h("label", { for: "guest-name" }, t("start.name")),
     h("div.row", {}, nameIn, h("button.primary", { type: "submit" }, t("start.guest"))),
   );
-  const accName = h("input", { id: "acc-name", autocomplete: "username", maxlength: "24", placeholder: t("start.name") });
+  const accName = h("input", { id: "acc-name", autocomplete: "username", placeholder: t("start.name") });
   const accPw = h("input", { id: "acc-pw", type: "password", autocomplete: "current-password", placeholder: t("start.password") });
   const account = async (path) => {
+    const name = accName.value.trim();
+    if (!fieldError(err, accName, nameProblem(name))) return;
+    if (path === "/account" && !fieldError(err, accPw, accPw.value.length < PASSWORD_MIN ? t("password_too_short", { limit: PASSWORD_MIN }) : null)) return;
     try {
       const res = await api(path, { method: "POST", body: { name: accName.value.trim(), password: accPw.value } });
       signedIn(res);
@@ -219,7 +319,7 @@ function startScreen() {
   };
   const acc = h(
     "form.card.account",
-    { onsubmit: (ev) => (ev.preventDefault(), account("/login")) },
+    { novalidate: true, onsubmit: (ev) => (ev.preventDefault(), account("/login")) },
     h("label", { for: "acc-name" }, t("start.have_account")),
     accName,
     accPw,
@@ -233,7 +333,7 @@ function startScreen() {
     h("p.tagline", {}, t("ui.tagline")),
     h("ul.facts", {}, h("li", {}, t("start.fact_players")), h("li", {}, t("start.fact_bots")), h("li", {}, t("start.fact_free"))),
   );
-  return h("main.screen.start", {}, hero, h("div.forms", {}, guest, acc, err));
+  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard(), guest, acc, err));
 }
 
 function updateLists() {
@@ -263,11 +363,14 @@ function homeScreen() {
   const seatsSel = h("select", { id: "new-seats", "aria-label": t("lobby.seat_count") }, [2, 3, 4].map((n) => h("option", { value: String(n), selected: n === app.newSeats }, String(n))));
   // A re-render (the welcome after signing in) must not undo the player's choice.
   seatsSel.addEventListener("change", () => (app.newSeats = Number(seatsSel.value)));
-  const codeIn = h("input", { id: "join-code", placeholder: t("home.code"), autocomplete: "off", maxlength: "12", "aria-label": t("home.code") });
+  const codeIn = h("input", { id: "join-code", placeholder: t("home.code"), autocomplete: "off", "aria-label": t("home.code"), "aria-describedby": "join-error" });
+  const codeErr = h("p.error", { role: "alert", id: "join-error" });
   const [openList, running] = listItems();
   return h(
     "main.screen.home",
     {},
+    app.leftNotice ? leftNotice() : null,
+    quickCard(),
     h(
       "section.card.welcome",
       {},
@@ -275,12 +378,46 @@ function homeScreen() {
       app.lobby ? h("p", {}, h("a.button.primary", { href: `#/lobby/${app.lobby.lobby.code}` }, t("home.back_to_lobby", { code: app.lobby.lobby.code }))) : null,
       h("div.row", {}, h("label", { for: "new-seats" }, t("lobby.seat_count")), seatsSel,
         h("button.primary", { type: "button", "data-testid": "create-lobby", dataset: { focusKey: "create" }, onclick: () => send({ type: "create_lobby", seats: Number(seatsSel.value) }) }, t("home.create"))),
-      h("form.row", { onsubmit: (ev) => { ev.preventDefault(); const c = codeIn.value.trim().toUpperCase(); if (c) send({ type: "join_lobby", code: c }); } },
+      h("form.row", { novalidate: true, onsubmit: (ev) => {
+        ev.preventDefault();
+        const c = codeIn.value.trim().toUpperCase();
+        if (fieldError(codeErr, codeIn, c ? null : t("code_empty"))) send({ type: "join_lobby", code: c });
+      } },
         codeIn, h("button", { type: "submit" }, t("home.join"))),
+      codeErr,
     ),
     h("section.card", {}, h("h2", {}, t("home.open_lobbies")), h("ul.list", { id: "open-list" }, openList)),
     h("section.card", {}, h("h2", {}, t("home.running")), h("ul.list", { id: "running-list" }, running)),
   );
+}
+
+/** After *Spiel verlassen*: what happened, and the way on (a new game, the start page). */
+function leftNotice() {
+  // The lobby opens again when the match is over: without other people it ended at once.
+  const over = app.lobby?.lobby?.status === "open";
+  return h(
+    "section.card.left-notice",
+    { role: "status", "data-testid": "left-notice" },
+    h("p", {}, t(over ? "left.match_over" : "left_match")),
+    h("div.row", {},
+      h("button.primary", { type: "button", "data-testid": "left-new-game", onclick: newGameAfterLeaving }, t("left.new_game")),
+      h("button", { type: "button", "data-testid": "left-home", onclick: homeAfterLeaving }, t("left.home"))),
+  );
+}
+
+function newGameAfterLeaving() {
+  const seats = app.lobby?.lobby?.rules?.seats || 2;
+  homeAfterLeaving();
+  send({ type: "quick_game", seats, level: botLevel() });
+}
+
+function homeAfterLeaving() {
+  app.leftNotice = false;
+  if (app.lobby) {
+    send({ type: "leave_lobby" });
+    app.lobby = null;
+  }
+  go("#/");
 }
 
 function watch(matchId) {
@@ -302,21 +439,39 @@ async function profileScreen() {
   }
   const p = app.profile || {};
   const frac = p.next_level_xp ? (p.xp - p.level_xp) / Math.max(1, p.next_level_xp - p.level_xp) : 0;
-  const pw = h("input", { type: "password", autocomplete: "new-password", placeholder: t("start.password"), "aria-label": t("start.password") });
+  const pw = h("input", { id: "account-pw", type: "password", autocomplete: "new-password", placeholder: t("start.password"), "aria-label": t("start.password") });
+  const pwErr = h("p.error", { role: "alert" });
+  const nameIn = h("input", { id: "rename", value: p.name || "", autocomplete: "nickname", "aria-label": t("start.name"), "aria-describedby": "rename-error" });
+  const nameErr = h("p.error", { role: "alert", id: "rename-error" });
+  const rename = async (ev) => {
+    ev.preventDefault();
+    const name = nameIn.value.trim();
+    if (!fieldError(nameErr, nameIn, nameProblem(name))) return;
+    try {
+      app.profile = await api("/me/name", { method: "POST", body: { name } });
+      toast(t("profile.renamed", { new_name: app.profile.name }));
+      render();
+    } catch (e) {
+      fieldError(nameErr, nameIn, errorText(e));
+    }
+  };
   clear(main).append(
     h(
       "section.card",
       {},
       h("h1", {}, p.name || ""),
+      h("form.row.rename", { novalidate: true, onsubmit: rename }, nameIn, h("button", { type: "submit", "data-testid": "rename" }, t("profile.rename"))),
+      nameErr,
       h("p.muted", {}, p.kind === "guest" ? t("profile.guest") : ""),
       h("div.level", {}, h("div.level-head", {}, h("strong", {}, t("profile.level", { level: p.level })), h("span", {}, t("profile.xp", { xp: p.xp }))),
         h("div.progress", { role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": String(Math.round(frac * 100)) }, h("span", { style: { width: `${frac * 100}%` } })),
         h("p.muted", {}, t("profile.next_level", { xp: (p.next_level_xp || 0) - (p.xp || 0), level: (p.level || 1) + 1 }))),
       h("dl.stats", {}, h("dt", {}, t("profile.played")), h("dd", {}, String(p.played ?? 0)), h("dt", {}, t("profile.won")), h("dd", {}, String(p.won ?? 0))),
       p.kind === "guest"
-        ? h("form.row", { onsubmit: async (ev) => { ev.preventDefault(); try { const r = await api("/account", { method: "POST", body: { name: p.name, password: pw.value } }); signedIn(r); toast(t("profile.account_made")); } catch (e) { toast(errorText(e)); } } },
+        ? h("form.row", { novalidate: true, onsubmit: async (ev) => { ev.preventDefault(); if (!fieldError(pwErr, pw, pw.value.length < PASSWORD_MIN ? t("password_too_short", { limit: PASSWORD_MIN }) : null)) return; try { const r = await api("/account", { method: "POST", body: { name: p.name, password: pw.value } }); signedIn(r); toast(t("profile.account_made")); } catch (e) { fieldError(pwErr, pw, errorText(e)); } } },
             pw, h("button", { type: "submit" }, t("profile.make_account")))
         : null,
+      p.kind === "guest" ? pwErr : null,
       h("div.row", {}, h("a.button", { href: "#/" }, t("ui.back")), h("button", { type: "button", onclick: logout }, t("start.logout"))),
     ),
     recentCard(),
@@ -532,7 +687,7 @@ async function render() {
       if (app.table || route().name !== "match") return; // another render came first
       const host = h("main.screen.table-screen");
       clear(app.root).append(host);
-      app.table = new TableView(host, { send, announce, toast, help: openHelp, again, home: leaveTable, left: (id) => (app.leftMatch = id) });
+      app.table = new TableView(host, { send, announce, toast, help: openHelp, again, home: leaveTable, left: (id) => ((app.leftMatch = id), (app.leftNotice = true)) });
       if (app.profile) app.table.setProfile(app.profile);
     }
     if (app.lastState) app.table.update(app.lastState);
@@ -547,7 +702,7 @@ async function render() {
         if (app.lobby) send({ type: "leave_lobby" });
         send({ type: "join_lobby", code: r.arg });
       }
-    } else screen = lobbyScreen(app.lobby, { send, toast, home: () => { send({ type: "leave_lobby" }); go("#/"); } });
+    } else screen = lobbyScreen(app.lobby, { send, toast, home: () => { app.leftNotice = false; send({ type: "leave_lobby" }); go("#/"); }, level: botLevel(), notice: app.leftNotice ? leftNotice() : null });
   } else if (r.name === "profile") {
     screen = await profileScreen();
   } else {

@@ -51,7 +51,7 @@ async function copy(text, toast) {
   toast(t("lobby.copied"));
 }
 
-export function lobbyScreen({ lobby, you }, { send, toast, home }) {
+export function lobbyScreen({ lobby, you }, { send, toast, home, level = "fortgeschritten", notice = null }) {
   const host = !!you?.host;
   const rules = lobby.rules || {};
   const link = `${location.origin}/#/lobby/${lobby.code}`;
@@ -66,7 +66,7 @@ export function lobbyScreen({ lobby, you }, { send, toast, home }) {
     const controls = [];
     if (!s.kind) {
       if (host) {
-        const sel = h("select", { "aria-label": t("lobby.bot_level"), dataset: { seat: String(s.seat) } }, LEVELS.map((l) => h("option", { value: l, selected: l === "fortgeschritten" }, t(`level.${l}`))));
+        const sel = h("select", { "aria-label": t("lobby.bot_level"), dataset: { seat: String(s.seat) } }, LEVELS.map((l) => h("option", { value: l, selected: l === level }, t(`level.${l}`))));
         controls.push(sel, h("button", { type: "button", dataset: { testid: `add-bot-${s.seat}`, focusKey: `s:${s.seat}:add` }, onclick: () => send({ type: "add_bot", seat: s.seat, level: sel.value }) }, t("lobby.add_bot")));
       }
       if (you && you.seat !== s.seat) controls.push(h("button", { type: "button", onclick: () => send({ type: "take_seat", seat: s.seat }) }, t("lobby.sit")));
@@ -87,8 +87,14 @@ export function lobbyScreen({ lobby, you }, { send, toast, home }) {
   ];
 
   const seated = you && you.seat !== null && you.seat !== undefined;
+  // The host's main actions stay in view (a bar stuck to the foot of a phone's screen).
+  const main = [];
+  const free = lobby.seats.some((s) => !s.kind);
+  if (host && free && lobby.status === "open") {
+    main.push(h("button", { type: "button", "data-testid": "fill-bots", dataset: { focusKey: "fill" }, onclick: () => send({ type: "fill_bots", level }) }, t("lobby.fill_bots")));
+  }
+  if (host) main.push(h("button.primary.big", { type: "button", disabled: !lobby.can_start, "data-testid": "start", dataset: { focusKey: "start" }, onclick: () => send({ type: "start" }) }, t("lobby.start")));
   const actions = [];
-  if (host) actions.push(h("button.primary.big", { type: "button", disabled: !lobby.can_start, "data-testid": "start", dataset: { focusKey: "start" }, onclick: () => send({ type: "start" }) }, t("lobby.start")));
   if (seated) actions.push(h("button", { type: "button", onclick: () => send({ type: "leave_seat" }) }, t("lobby.watch")));
   actions.push(h("button", { type: "button", onclick: home }, t("lobby.leave")));
 
@@ -96,6 +102,7 @@ export function lobbyScreen({ lobby, you }, { send, toast, home }) {
   return h(
     "main.screen.lobby",
     {},
+    notice,
     h(
       "section.card.lobby-head",
       {},
@@ -107,7 +114,7 @@ export function lobbyScreen({ lobby, you }, { send, toast, home }) {
       {},
       h("h2", {}, t("lobby.seats")),
       h("ol.lobby-seats", {}, seats),
-      watchers.length ? h("p.muted", {}, `${t("lobby.spectators", { n: watchers.length })}: ${watchers.map((w) => w.name).join(", ")}`) : null,
+      watchers.length ? h("p.muted.watchers", {}, t("lobby.watchers", { names: watchers.map((w) => w.name).join(", ") })) : null,
     ),
     h(
       "section.card.rules",
@@ -116,6 +123,7 @@ export function lobbyScreen({ lobby, you }, { send, toast, home }) {
       ruleRows,
       host ? null : h("p.muted", {}, t("lobby.wait_host")),
     ),
-    h("section.row.lobby-actions", {}, actions, host && !lobby.can_start ? h("p.muted", {}, t("lobby.need_full")) : null),
+    main.length ? h("section.lobby-main", { "data-testid": "lobby-main" }, h("div.row", {}, main), host && !lobby.can_start ? h("p.muted", {}, t("lobby.need_full")) : null) : null,
+    h("section.row.lobby-actions", {}, actions),
   );
 }

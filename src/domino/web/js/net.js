@@ -17,7 +17,7 @@ const RESTART = 1012; // WebSocket close code "service restart"
 // Errors that mean "another node serves this": reconnect and send the message again.
 const ELSEWHERE = new Set(["match_moved", "node_draining"]);
 // Messages the server may refuse that way, sent with a ref so the refusal names them.
-const RETRIED = new Set(["create_lobby", "start", "move", "back", "leave_match"]);
+const RETRIED = new Set(["create_lobby", "quick_game", "start", "move", "back", "leave_match"]);
 const ASKED_MAX = 20;
 const TRACE_MAX = 100;
 

@@ -58,6 +58,17 @@ export class TableView {
     document.addEventListener("pointerdown", this.onShieldDown, true);
     this.resizeObs = new ResizeObserver(() => this.renderBoard());
     this.resizeObs.observe(this.boardEl);
+    // The log box's lines wrap anew when its width changes (the grid settles, a scroll bar comes):
+    // its height must then end on a whole line again.
+    this.logWidth = 0;
+    this.logObs = new ResizeObserver(() => {
+      const w = this.logEl.clientWidth;
+      if (w === this.logWidth) return;
+      this.logWidth = w;
+      this.fitLog();
+      if (this.logPinned) this.logEl.scrollTop = this.logEl.scrollHeight;
+    });
+    this.logObs.observe(this.logEl);
   }
 
   trace(what) {
@@ -71,6 +82,7 @@ export class TableView {
     document.removeEventListener("click", this.onShieldClick, true);
     document.removeEventListener("pointerdown", this.onShieldDown, true);
     this.resizeObs.disconnect();
+    this.logObs.disconnect();
     this.dragger.stop();
   }
 

@@ -1,0 +1,218 @@
+"""Issue 12, "one tap to a game": *Schnelles Spiel*, *Mit Bots auffüllen*, the host's action bar
+on a phone, leaving a match, and the app's own German messages for bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from webplay import MY_TURN, TABLE, assert_no_js_errors, new_page, playable, version, wait_after
+
+PHONE = {
+    "viewport": {"width": 360, "height": 740},
+    "device_scale_factor": 2,
+    "has_touch": True,
+    "is_mobile": True,
+}
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+
+
+class Taps:
+    """Taps with one finger, counted."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self, locator: Any) -> None:
+        locator.tap()
+        self.n += 1
+
+
+def first_own_move(page: Any, tap: Taps) -> None:
+    """Make one move as a person does: a tile that fits (and its end if it fits both), else the
+    Lager or Passen."""
+    page.wait_for_selector(MY_TURN)
+    before = version(page)
+    tiles = playable(page)
+    if tiles:
+        i, _tile, fits = tiles[0]
+        tap(page.locator(".hand .tile-btn").nth(i))
+        if fits == "L R":
+            tap(page.locator(".end.glow").first)
+    elif page.locator("button.lager").count() and page.locator("button.lager").is_enabled():
+        tap(page.locator("button.lager"))
+    else:
+        tap(page.get_by_role("button", name="Passen", exact=True))
+    wait_after(page, before)
+
+
+def test_quick_game_from_a_first_visit_to_the_first_own_move_in_three_taps(
+    server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, **PHONE)
+    page.goto(server + "/")
+    tap = Taps()
+    # A friendly name is proposed: nothing to type.
+    name = page.locator("#quick-name")
+    proposed = name.input_value()
+    assert proposed.strip(), "a name is proposed"
+    page.screenshot(path=str(shots / "phone-quick-start.png"))
+    # The quick game's buttons are on the first screen of a phone, no scrolling needed.
+    go = page.get_by_test_id("quick-3")
+    box = go.bounding_box()
+    assert box and box["y"] + box["height"] <= 740, box
+    tap(go)
+    page.locator(TABLE).wait_for()
+    # Three seats: me and two bots of the remembered level (Fortgeschritten by default).
+    page.wait_for_function("document.querySelector('.table-screen')?.dataset.phase")
+    assert page.locator(".opponents .seat").count() == 2
+    assert page.locator(".opponents .badge", has_text="Fortgeschritten").count() == 2
+    first_own_move(page, tap)
+    assert tap.n <= 3, f"{tap.n} taps to the first own move"
+    assert page.locator(".me-card .seat-name").inner_text().startswith(proposed)
+    assert_no_js_errors(page)
+
+
+def test_quick_game_remembers_the_bot_level(server: str, browser: Any) -> None:
+    page = new_page(browser, **DESKTOP)
+    page.goto(server + "/")
+    page.locator("#quick-level").select_option("profi")
+    page.reload()
+    assert page.locator("#quick-level").input_value() == "profi"
+    page.locator("#quick-name").fill("Tilda")
+    page.get_by_test_id("quick-2").click()
+    page.locator(TABLE).wait_for()
+    page.locator(".opponents .badge", has_text="Profi").wait_for()
+    # The lobby's bot choices start from the same level.
+    assert page.evaluate("localStorage.getItem('domino.botLevel')") == "profi"
+    assert_no_js_errors(page)
+
+
+def test_fill_bots_and_the_start_button_in_view_on_a_phone(
+    server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, **PHONE)
+    page.goto(server + "/")
+    page.locator("#guest-name").fill("Hanna")
+    page.get_by_role("button", name="Als Gast spielen").tap()
+    page.locator("#new-seats").select_option("4")
+    page.get_by_test_id("create-lobby").tap()
+    page.locator(".lobby-seats").wait_for()
+    # The page is far taller than the phone, yet the host's main actions are in view.
+    assert page.evaluate("document.documentElement.scrollHeight") > 740
+    assert page.evaluate("window.scrollY") == 0
+    for testid in ("start", "fill-bots"):
+        box = page.get_by_test_id(testid).bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 740, (testid, box)
+    assert page.get_by_test_id("start").is_disabled()
+    page.screenshot(path=str(shots / "phone-lobby-bar.png"))
+    page.get_by_test_id("fill-bots").tap()
+    page.locator(".lobby-seat[data-seat='3'] .badge", has_text="Fortgeschritten").wait_for()
+    assert page.locator(".lobby-seat .badge", has_text="Bot").count() == 3
+    assert page.get_by_test_id("fill-bots").count() == 0  # nothing left to fill
+    start = page.get_by_test_id("start")
+    assert start.is_enabled()
+    box = start.bounding_box()
+    assert box and box["y"] + box["height"] <= 740, box
+    start.tap()
+    page.locator(TABLE).wait_for()
+    assert_no_js_errors(page)
+
+
+def test_leaving_a_match_says_what_happened_and_offers_the_way_on(
+    server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, **DESKTOP)
+    page.goto(server + "/")
+    page.locator("#quick-name").fill("Gehtweg")
+    page.get_by_test_id("quick-2").click()
+    page.locator(TABLE).wait_for()
+    page.wait_for_function("document.querySelector('.table-screen')?.dataset.phase")
+    page.on("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="Spiel verlassen").click()
+    # The only person left: the match is over, the lobby open again, with me watching it.
+    notice = page.get_by_test_id("left-notice")
+    notice.wait_for()
+    page.locator(".lobby-seats").wait_for()
+    assert "Du hast die Partie verlassen." in notice.inner_text()
+    watchers = page.locator(".watchers").inner_text()
+    assert watchers == "Zuschauer: Gehtweg", watchers
+    page.screenshot(path=str(shots / "desktop-left-match.png"))
+    # The way on: a new game at once.
+    notice.get_by_role("button", name="Neues Spiel").click()
+    page.locator(TABLE).wait_for()
+    page.wait_for_selector(".dock:not(.spectating) .hand .tile-btn")
+    assert page.get_by_test_id("left-notice").count() == 0
+    # ... or the start page.
+    page.get_by_role("button", name="Spiel verlassen").click()
+    page.get_by_test_id("left-notice").get_by_role("button", name="Zur Startseite").click()
+    page.get_by_test_id("quick-2").wait_for()
+    page.wait_for_function("location.hash === '#/'")
+    assert page.get_by_test_id("left-notice").count() == 0
+    assert_no_js_errors(page)
+
+
+def _german_error(page: Any, form: str, field: str, button: Any, value: str, text: str) -> None:
+    page.locator(field).fill(value)
+    button.click()
+    page.locator(f"{form}.error", has_text=text).wait_for()
+    # No browser bubble: the field itself has nothing to complain about.
+    assert page.locator(field).evaluate("el => el.validationMessage") == ""
+    assert page.locator(field).get_attribute("aria-invalid") == "true"
+
+
+def test_forms_say_what_is_wrong_in_the_apps_own_german(server: str, browser: Any) -> None:
+    page = new_page(browser, **DESKTOP, locale="en-US")
+    page.goto(server + "/")
+    for form in page.locator("form").all():
+        assert form.get_attribute("novalidate") is not None
+    # The quick game's line of errors is its own; the sign-in forms share one under them.
+    quick, guest = ".quick p", ".forms > p"
+    go = page.get_by_test_id("quick-2")
+    _german_error(page, quick, "#quick-name", go, "   ", "Bitte gib einen Namen ein.")
+    long = "Ein sehr langer Gastname ohne Ende"
+    _german_error(page, quick, "#quick-name", go, long, "höchstens 24 Zeichen")
+    join = page.get_by_role("button", name="Als Gast spielen")
+    _german_error(page, guest, "#guest-name", join, "", "Bitte gib einen Namen ein.")
+    _german_error(page, guest, "#guest-name", join, long, "höchstens 24 Zeichen")
+    register = page.get_by_role("button", name="Registrieren")
+    page.locator("#acc-pw").fill("kurz")
+    _german_error(page, guest, "#acc-name", register, "", "Bitte gib einen Namen ein.")
+    page.locator("#acc-name").fill("Ida")
+    _german_error(page, guest, "#acc-pw", register, "kurz", "mindestens 8")
+    # Signed in: the join code and the new name on the profile page.
+    page.locator("#guest-name").fill("Ida")
+    join.click()
+    page.get_by_test_id("create-lobby").wait_for()
+    for form in page.locator("form").all():
+        assert form.get_attribute("novalidate") is not None
+    page.locator("#join-code").fill("")
+    page.get_by_role("button", name="Beitreten", exact=True).first.click()
+    page.locator(".welcome .error", has_text="Bitte gib den Code der Lobby ein.").wait_for()
+    assert_no_js_errors(page)
+
+
+def test_a_proposed_name_can_be_changed_later_in_the_profile(server: str, browser: Any) -> None:
+    page = new_page(browser, **PHONE)
+    page.goto(server + "/")
+    proposed = page.locator("#quick-name").input_value()
+    page.get_by_test_id("quick-2").tap()
+    page.locator(TABLE).wait_for()
+    page.on("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="Verlassen").tap()
+    page.get_by_test_id("left-home").tap()
+    page.locator(".me-chip", has_text=proposed).tap()
+    field = page.locator("#rename")
+    field.wait_for()
+    assert field.input_value() == proposed
+    field.fill("")
+    page.get_by_test_id("rename").tap()
+    page.locator(".error", has_text="Bitte gib einen Namen ein.").wait_for()
+    field.fill("x" * 30)
+    page.get_by_test_id("rename").tap()
+    page.locator(".error", has_text="höchstens 24 Zeichen").wait_for()
+    field.fill("Lena")
+    page.get_by_test_id("rename").tap()
+    page.locator(".me-chip", has_text="Lena").wait_for()
+    page.locator("h1", has_text="Lena").wait_for()
+    assert_no_js_errors(page)
