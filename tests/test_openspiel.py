@@ -1,0 +1,203 @@
+"""``domino.openspiel``: the game ``python_domino`` passes OpenSpiel's own checks, its
+resampling stays inside the seat's information, and OpenSpiel's IS-MCTS plays it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+pyspiel = pytest.importorskip(
+    "pyspiel", reason="open_spiel is not installed: pip install -e '.[openspiel]'"
+)
+
+import domino.openspiel  # noqa: E402, F401 (registers python_domino)
+from domino.rules import TILES  # noqa: E402
+from domino.rules.kernel import DRAW_I, FIT, LEFT, PASS_I, RIGHT  # noqa: E402
+
+VARIANTS = [
+    "python_domino",
+    "python_domino(lager=false)",
+    "python_domino(seats=3)",
+    "python_domino(seats=3,fives=true)",
+    "python_domino(seats=4,lager=false,fives=true)",
+    "python_domino(seats=4)",
+    "python_domino(seats=4,pairs=true)",
+    "python_domino(seats=4,pairs=true,fives=true)",
+    "python_domino(seats=2,fives=true,target=50)",
+]
+
+
+@pytest.mark.parametrize("spec", VARIANTS)
+def test_random_sim_test(spec: str) -> None:
+    """OpenSpiel's own API consistency check, for every variant."""
+    game = pyspiel.load_game(spec)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+def test_parameters_and_bad_values() -> None:
+    game = pyspiel.load_game("python_domino(seats=3,fives=true)")
+    assert (game.num_players(), game.num_distinct_actions(), game.max_chance_outcomes()) == (
+        3,
+        58,
+        28,
+    )
+    with pytest.raises(Exception, match=r"[Pp]airs"):
+        pyspiel.load_game("python_domino(seats=3,pairs=true)")
+
+
+def _random_states(spec: str, seed: int, count: int) -> list[object]:
+    """Decision states along random plays of ``spec``."""
+    rng = random.Random(seed)
+    game = pyspiel.load_game(spec)
+    out = []
+    while len(out) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                tiles, _ = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choice(tiles))
+            else:
+                if rng.random() < 0.3:
+                    out.append(state.clone())
+                state.apply_action(rng.choice(state.legal_actions()))
+    return out[:count]
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "python_domino",
+        "python_domino(seats=3)",
+        "python_domino(seats=4,pairs=true)",
+        "python_domino(seats=2,target=30)",
+    ],
+)
+def test_resample_is_consistent_with_the_seat_information(spec: str) -> None:
+    """A resample has the seat's information state, its own hand, the same table and
+    hand sizes; another seat never holds a number it drew or passed on since."""
+    for state in _random_states(spec, 7, 25):
+        p = state.current_player()
+        sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+        got = state.resample_from_infostate(p, sampler)
+        assert got.information_state_string(p) == state.information_state_string(p)
+        assert got.observation_string(p) == state.observation_string(p)
+        k, g = state.k, got.k
+        assert g.hands[p] == k.hands[p] and g.es == k.es and len(g.lager) == len(k.lager)
+        assert [m.bit_count() for m in g.hands] == [m.bit_count() for m in k.hands]
+        assert set(got.legal_actions()) == set(state.legal_actions())
+        if state.rules.draws:  # the tiles out of sight are the same set, differently spread
+            assert g.held | sum(1 << t for t in g.lager) == k.held | sum(1 << t for t in k.lager)
+        _check_voids(got, p)
+
+
+def _check_voids(state: object, p: int) -> None:
+    """Replaying the resample, every draw and every pass without a drawn tile happened
+    with no fitting tile in that seat's hand (RULES.md §6)."""
+    game = state.get_game()
+    replay = game.new_initial_state()
+    for action in state.history():
+        if not replay.is_chance_node() and action in (DRAW_I, PASS_I):
+            k = replay.k
+            seat = k.turn
+            if action == DRAW_I or not k.drew:
+                assert not k.hands[seat] & FIT[k.es], (seat, LEFT[k.es], RIGHT[k.es])
+        replay.apply_action(action)
+    assert replay.information_state_string(p) == state.information_state_string(p)
+
+
+def test_resample_changes_hidden_tiles() -> None:
+    """Resampling does draw the hidden tiles anew (not a copy of the true state)."""
+    (state,) = _random_states("python_domino", 3, 1)
+    p = state.current_player()
+    other = 1 - p
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    seen = {state.resample_from_infostate(p, sampler).k.hands[other] for _ in range(20)}
+    assert len(seen) > 1
+    assert all(not m & state.k.hands[p] for m in seen)
+
+
+def test_information_state_hides_other_hands() -> None:
+    (state,) = _random_states("python_domino(seats=3)", 5, 1)
+    p = state.current_player()
+    text = state.information_state_string(p)
+    hand = text.split("hand[")[1].split("]")[0].split()
+    assert hand == [str(TILES[i]) for i in range(28) if state.k.hands[p] >> i & 1]
+    for s in range(3):
+        for i in range(28):
+            if s != p and state.k.hands[s] >> i & 1:  # held, so never played: never named
+                assert str(TILES[i]) not in text
+    size = state.get_game().information_state_tensor_size()
+    assert len(state.information_state_tensor(p)) == size
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["python_domino", "python_domino(seats=3,fives=true)", "python_domino(seats=4,pairs=true)"],
+)
+def test_ismcts_plays_whole_rounds(spec: str) -> None:
+    """OpenSpiel's IS-MCTS bot (resampling through the game) plays a whole round at every
+    seat; the returns are zero-sum."""
+    import numpy as np
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game(spec)
+    rs = np.random.RandomState(1)
+    bot = ismcts.ISMCTSBot(
+        game, mcts.RandomRolloutEvaluator(1, rs), 2.0, max_simulations=8, random_state=rs
+    )
+    state = game.new_initial_state()
+    moves = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            tiles, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rs.choice(tiles, p=probs)))
+        else:
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+            moves += 1
+    assert moves > 0
+    assert abs(sum(state.returns())) < 1e-9
+
+
+def _pips(mask: int) -> int:
+    return sum(TILES[i].pips for i in range(28) if mask >> i & 1)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["python_domino", "python_domino(seats=3,lager=false)", "python_domino(seats=4,pairs=true)"],
+)
+def test_returns_follow_rules_section_7(spec: str) -> None:
+    """Round points as RULES.md §7 states them, from the final hands; each seat's return is
+    its side's points minus the mean of the other sides' (zero-sum)."""
+    rng = random.Random(11)
+    game = pyspiel.load_game(spec)
+    for _ in range(30):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice([t for t, _ in state.chance_outcomes()]))
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        pips = [_pips(m) for m in state.k.hands]
+        n = len(pips)
+        if state.rules.pairs:
+            team = [pips[0] + pips[2], pips[1] + pips[3]]
+            pts = [0, 0]
+            if team[0] != team[1]:
+                w = 0 if team[0] < team[1] else 1
+                pts[w] = team[1 - w]
+            want = [pts[s % 2] - pts[1 - s % 2] for s in range(4)]
+        else:
+            pts = [0] * n
+            empty = [s for s in range(n) if not state.k.hands[s]]
+            if empty:  # Domino!
+                pts[empty[0]] = sum(pips)
+            else:
+                low = min(pips)
+                if pips.count(low) == 1:
+                    pts[pips.index(low)] = sum(p - low for p in pips)
+            want = [pts[s] - (sum(pts) - pts[s]) / (n - 1) for s in range(n)]
+        assert state.returns() == pytest.approx(want)
