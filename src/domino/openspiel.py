@@ -41,19 +41,21 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from domino.rules import MAX_ROUNDS, MOVES, TILES, Rules
+from domino.rules import MAX_ROUNDS, MOVES, TILES, Move, Rules, SeatView
 from domino.rules.kernel import (
     DRAW_I,
     LEFT,
     LEFT_DOUBLE,
     MOVE_COUNT,
+    OPEN_ES,
     OPENING_ORDER,
     PASS_I,
+    PLACE,
     RIGHT,
     RIGHT_DOUBLE,
     Kernel,
 )
-from domino.rules.tiles import COUNT
+from domino.rules.tiles import COUNT, mask_of
 
 NAME = "python_domino"
 _DEFAULTS: dict[str, Any] = {"seats": 2, "lager": True, "fives": False, "pairs": False, "target": 0}
@@ -259,98 +261,13 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
         seed = probability_sampler() if callable(probability_sampler) else None
         rng = random.Random(seed)
         for _ in range(200):
-            got = self._try_resample(player_id, rng)
-            if got is not None:
+            got = sample_round(self, self.traces[-1], player_id, rng)
+            if got is not None and (
+                got.information_state_string(player_id)
+                == self.information_state_string(player_id)
+            ):
                 return got
         raise pyspiel.SpielError("no consistent resample found")  # not seen in practice
-
-    def _try_resample(self, p: int, rng: random.Random) -> DominoState | None:
-        trace = self.traces[-1]
-        n = self.n
-        # Slots: one per tile a seat got (dealt or drawn) in this round; each collects the
-        # numbers it must not show, the numbers it must show one of (a drawn tile kept on a
-        # pass; 0: none) and the tiles it cannot be (a deal holds nothing that opens first).
-        forbid: list[int] = []
-        must: list[int] = []
-        ban: list[int] = []
-        tile: list[int] = []  # per slot: -1 while unknown
-        held: list[list[int]] = [[] for _ in range(n)]  # per seat: its slots in hand
-        deal_slots: list[int] = []
-        draw_slot: dict[int, int] = {}  # trace index of a draw chance -> slot
-        known = 0  # tiles whose place the player knows (its own, the table)
-        last_drawn = [-1] * n
-        lager = COUNT - n * self.hand_size if self.rules.draws else 0
-        for i, (who, action, arg) in enumerate(trace):
-            if who in (_DEAL, _DRAWN):
-                slot = len(tile)
-                forbid.append(0)
-                must.append(0)
-                ban.append(0)
-                tile.append(action if arg == p else -1)
-                held[arg].append(slot)
-                if arg == p:
-                    known |= 1 << action
-                if who == _DEAL:
-                    deal_slots.append(slot)
-                else:
-                    draw_slot[i] = slot
-                    last_drawn[arg] = slot
-                    lager -= 1
-                continue
-            if who == _OPEN:
-                higher = 0
-                for t in OPENING_ORDER:
-                    if t == action:
-                        break
-                    higher |= 1 << t
-                for s in deal_slots:
-                    ban[s] = higher
-                if not _match_play(arg, action, held, forbid, must, ban, tile):
-                    return None
-                known |= 1 << action
-                continue
-            seat, es = who, arg
-            nums = (1 << LEFT[es]) | (1 << RIGHT[es])
-            if action == DRAW_I or (action == PASS_I and last_drawn[seat] < 0):
-                for s in held[seat]:
-                    forbid[s] |= nums
-            elif action == PASS_I and lager:
-                must[last_drawn[seat]] = nums  # it could draw on: what it drew fits
-            if action == PASS_I:
-                last_drawn[seat] = -1
-            if action >= DRAW_I:
-                continue
-            last_drawn[seat] = -1
-            if not _match_play(seat, action >> 1, held, forbid, must, ban, tile):
-                return None
-            known |= 1 << (action >> 1)
-        # Fill the unknown slots from the tiles the player cannot place.
-        taken = known
-        for t in tile:
-            if t >= 0:
-                taken |= 1 << t
-        pool = [t for t in range(COUNT) if not taken >> t & 1]
-        open_slots = [s for s in range(len(tile)) if tile[s] < 0]
-        if not _fill(open_slots, pool, forbid, must, ban, tile, rng):
-            return None
-        # Rebuild the round: the deal, then every action with the drawn tiles swapped in;
-        # any rule the slots do not express (e.g. a round not yet blocked) is checked here.
-        state: DominoState = self.get_game().new_initial_state()
-        state._replay_earlier(self)
-        dealt = 0
-        for i, (who, action, _) in enumerate(trace):
-            if who == _DEAL:
-                state.apply_action(tile[deal_slots[dealt]])
-                dealt += 1
-            elif who == _DRAWN:
-                state.apply_action(tile[draw_slot[i]])
-            elif who >= 0:
-                if state.current_player() != who or action not in state.legal_actions():
-                    return None
-                state.apply_action(action)
-        if state.information_state_string(p) != self.information_state_string(p):
-            return None
-        return state
 
     def _replay_earlier(self, other: DominoState) -> None:
         """Play the finished rounds of ``other`` into this fresh state, as they were."""
@@ -358,6 +275,112 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
             for who, action, _ in trace:
                 if who != _OPEN:
                     self.apply_action(action)
+
+
+def sample_round(
+    base: DominoState,
+    trace: list[tuple[int, int, int]],
+    p: int,
+    rng: random.Random,
+    own_hand: int | None = None,
+) -> DominoState | None:
+    """A state whose finished rounds are ``base``'s and whose current round has the public
+    events of ``trace``, the hidden tiles drawn at random consistent with them; ``None``
+    when this attempt found none (call again).
+
+    Seat ``p``'s tiles are those in ``trace`` (its deal and its draws); with ``own_hand``
+    (a mask: the hand ``p`` holds now) they are unknown in ``trace`` too and are placed
+    from ``own_hand`` and ``p``'s plays, consistent with its own draws and passes.
+    """
+    n = base.n
+    # Slots: one per tile a seat got (dealt or drawn) in this round; each collects the
+    # numbers it must not show, the numbers it must show one of (a drawn tile kept on a
+    # pass; 0: none) and the tiles it cannot be (a deal holds nothing that opens first).
+    forbid: list[int] = []
+    must: list[int] = []
+    ban: list[int] = []
+    tile: list[int] = []  # per slot: -1 while unknown
+    held: list[list[int]] = [[] for _ in range(n)]  # per seat: its slots in hand
+    deal_slots: list[int] = []
+    draw_slot: dict[int, int] = {}  # trace index of a draw chance -> slot
+    known = 0  # tiles whose place the player knows (its own, the table)
+    last_drawn = [-1] * n
+    lager = COUNT - n * base.hand_size if base.rules.draws else 0
+    for i, (who, action, arg) in enumerate(trace):
+        if who in (_DEAL, _DRAWN):
+            slot = len(tile)
+            forbid.append(0)
+            must.append(0)
+            ban.append(0)
+            mine = arg == p and own_hand is None
+            tile.append(action if mine else -1)
+            held[arg].append(slot)
+            if mine:
+                known |= 1 << action
+            if who == _DEAL:
+                deal_slots.append(slot)
+            else:
+                draw_slot[i] = slot
+                last_drawn[arg] = slot
+                lager -= 1
+            continue
+        if who == _OPEN:
+            higher = 0
+            for t in OPENING_ORDER:
+                if t == action:
+                    break
+                higher |= 1 << t
+            for s in deal_slots:
+                ban[s] = higher
+            if not _match_play(arg, action, held, forbid, must, ban, tile):
+                return None
+            known |= 1 << action
+            continue
+        seat, es = who, arg
+        nums = (1 << LEFT[es]) | (1 << RIGHT[es])
+        if action == DRAW_I or (action == PASS_I and last_drawn[seat] < 0):
+            for s in held[seat]:
+                forbid[s] |= nums
+        elif action == PASS_I and lager:
+            must[last_drawn[seat]] = nums  # it could draw on: what it drew fits
+        if action == PASS_I:
+            last_drawn[seat] = -1
+        if action >= DRAW_I:
+            continue
+        last_drawn[seat] = -1
+        if not _match_play(seat, action >> 1, held, forbid, must, ban, tile):
+            return None
+        known |= 1 << (action >> 1)
+    # Fill the unknown slots from the tiles the player cannot place.
+    taken = known
+    for t in tile:
+        if t >= 0:
+            taken |= 1 << t
+    if own_hand is not None:
+        taken |= own_hand
+        if not _fill(held[p], [t for t in range(COUNT) if own_hand >> t & 1],
+                     forbid, must, ban, tile, rng):
+            return None
+    pool = [t for t in range(COUNT) if not taken >> t & 1]
+    open_slots = [s for s in range(len(tile)) if tile[s] < 0]
+    if not _fill(open_slots, pool, forbid, must, ban, tile, rng):
+        return None
+    # Rebuild the round: the deal, then every action with the drawn tiles swapped in;
+    # any rule the slots do not express (e.g. a round not yet blocked) is checked here.
+    state: DominoState = base.get_game().new_initial_state()
+    state._replay_earlier(base)
+    dealt = 0
+    for i, (who, action, _) in enumerate(trace):
+        if who == _DEAL:
+            state.apply_action(tile[deal_slots[dealt]])
+            dealt += 1
+        elif who == _DRAWN:
+            state.apply_action(tile[draw_slot[i]])
+        elif who >= 0:
+            if state.current_player() != who or action not in state.legal_actions():
+                return None
+            state.apply_action(action)
+    return state
 
 
 def _match_play(
@@ -589,6 +612,69 @@ def _points(state: DominoState) -> list[int]:
     if k is None:
         return list(state.scores)
     return [a + b for a, b in zip(state.scores, k.side_fives, strict=True)]
+
+
+
+# -- a bot for `domino arena` -----------------------------------------------------------------
+def state_of_view(game: DominoGame, view: SeatView, rng: random.Random) -> DominoState:
+    """A state of a one-round ``game`` that seat ``view.seat`` cannot tell from the round it
+    sees: the view's public history replayed, every hidden tile (its own provenance too: the
+    view does not say which of its tiles it drew) drawn consistent with it."""
+    seat = view.seat
+    assert seat is not None and view.hand is not None
+    rules = view.rules
+    trace: list[tuple[int, int, int]] = [
+        (_DEAL, -1, s) for s in range(rules.seats) for _ in range(rules.hand_size)
+    ]
+    es = 0
+    for ev in view.history:
+        if ev.kind == "open":
+            assert ev.tile is not None
+            trace.append((_OPEN, ev.tile.index, ev.seat))
+            es = OPEN_ES[ev.tile.index]
+        elif ev.kind == "play":
+            assert ev.tile is not None and ev.end is not None
+            mv = Move.play(ev.tile, ev.end).index
+            trace.append((ev.seat, mv, es))
+            es = PLACE[mv * 196 + es]
+        elif ev.kind == "draw":
+            trace += [(ev.seat, DRAW_I, es), (_DRAWN, -1, ev.seat)]
+        else:
+            trace.append((ev.seat, PASS_I, es))
+    legal = sorted(m.index for m in view.legal)
+    base = game.new_initial_state()
+    hand = mask_of(view.hand)
+    for _ in range(500):
+        got = sample_round(base, trace, seat, rng, own_hand=hand)
+        if got is not None and got.current_player() == seat and got.legal_actions() == legal:
+            return got
+    raise pyspiel.SpielError("no state consistent with the view found")
+
+
+class OpenSpielISMCTS:
+    """OpenSpiel's IS-MCTS (``open_spiel.python.algorithms.ismcts``, random rollouts) as a
+    player of ``domino arena``: ``simulations`` searches per decision on one round of
+    ``python_domino`` (it maximises its side's round points against the others')."""
+
+    level = "openspiel-ismcts"
+
+    def __init__(self, rules: Rules, seed: object = None, simulations: int = 100) -> None:
+        from open_spiel.python.algorithms import ismcts, mcts
+
+        params = {"seats": rules.seats, "lager": rules.lager, "fives": rules.fives,
+                  "pairs": rules.pairs}
+        self.game = pyspiel.load_game(NAME, params)
+        self.rng = random.Random(str(seed))
+        rs = np.random.RandomState(self.rng.randrange(2**31))
+        self.bot = ismcts.ISMCTSBot(
+            self.game, mcts.RandomRolloutEvaluator(1, rs), 2.0, simulations, random_state=rs
+        )
+
+    def choose(self, view: SeatView) -> Move:
+        if len(view.legal) == 1:
+            return view.legal[0]
+        state = state_of_view(self.game, view, self.rng)
+        return MOVES[int(self.bot.step(state))]
 
 
 pyspiel.register_game(_GAME_TYPE, DominoGame)
