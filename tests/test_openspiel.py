@@ -201,3 +201,56 @@ def test_returns_follow_rules_section_7(spec: str) -> None:
                     pts[pips.index(low)] = sum(p - low for p in pips)
             want = [pts[s] - (sum(pts) - pts[s]) / (n - 1) for s in range(n)]
         assert state.returns() == pytest.approx(want)
+
+
+@pytest.mark.parametrize(
+    ("seats", "pairs", "mode"),
+    [
+        (2, False, "klassisch"),
+        (3, False, "klassisch"),
+        (4, True, "klassisch"),
+        (4, False, "fuenferfieber"),
+    ],
+)
+def test_state_of_view_matches_what_the_seat_sees(seats: int, pairs: bool, mode: str) -> None:
+    """The arena player's state, built from a seat's view only, shows that seat the same
+    round: its hand, the ends, hand sizes, Lager size, Fünferpunkte, its legal moves."""
+    from domino.bots import make_bot
+    from domino.openspiel import state_of_view
+    from domino.rules import MatchState, Rules, view
+
+    rules = Rules.preset(mode, seats, pairs)
+    game = pyspiel.load_game(
+        "python_domino",
+        {"seats": seats, "lager": rules.lager, "fives": rules.fives, "pairs": pairs},
+    )
+    rng = random.Random(4)
+    bots = [make_bot("profi", seed=s) for s in range(seats)]
+    match = MatchState(rules, seed=9)
+    checked = 0
+    while not match.round.over:
+        rnd = match.round
+        v = view(match, rnd.turn)
+        st = state_of_view(game, v, rng)
+        k = st.k
+        assert st.current_player() == v.seat
+        assert k.hands[v.seat] == sum(t.mask for t in v.hand)
+        assert (k.left, k.right, k.left_double, k.right_double) == (
+            v.left, v.right, v.left_double, v.right_double,
+        )
+        assert [m.bit_count() for m in k.hands] == list(v.hand_counts)
+        assert len(k.lager) == v.lager_count and k.side_fives == list(rnd.side_fives)
+        assert st.legal_actions() == sorted(m.index for m in v.legal)
+        checked += 1
+        match.apply(bots[rnd.turn].choose(v), rnd.turn)
+    assert checked > 5
+
+
+def test_arena_seats_openspiel_ismcts(capsys: pytest.CaptureFixture[str]) -> None:
+    """`domino arena` seats OpenSpiel's IS-MCTS (a tiny budget) against a level."""
+    from domino.cli import main
+
+    args = ["arena", "profi", "openspiel-ismcts", "--matches", "2", "--simulations", "4"]
+    assert main([*args, "--quiet", "--seats", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "openspiel-ismcts" in out and "profi" in out
