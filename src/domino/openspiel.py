@@ -669,6 +669,11 @@ class OpenSpielISMCTS:
         self.bot = ismcts.ISMCTSBot(
             self.game, mcts.RandomRolloutEvaluator(1, rs), 2.0, simulations, random_state=rs
         )
+        # Resample from this bot's own generator (OpenSpiel's default sampler is seeded
+        # from the system), so an arena run is reproducible from its seed.
+        self.bot.set_resampler(
+            lambda state, player: state.resample_from_infostate(player, self.rng.random)
+        )
 
     def choose(self, view: SeatView) -> Move:
         if len(view.legal) == 1:
