@@ -11,7 +11,7 @@ pyspiel = pytest.importorskip(
     "pyspiel", reason="open_spiel is not installed: pip install -e '.[openspiel]'"
 )
 
-import domino.openspiel  # noqa: E402, F401 (registers python_domino)
+import domino.openspiel  # noqa: E402 (registers python_domino)
 from domino.rules import TILES  # noqa: E402
 from domino.rules.kernel import DRAW_I, FIT, LEFT, PASS_I, RIGHT  # noqa: E402
 
@@ -254,3 +254,10 @@ def test_arena_seats_openspiel_ismcts(capsys: pytest.CaptureFixture[str]) -> Non
     assert main([*args, "--quiet", "--seats", "3"]) == 0
     out = capsys.readouterr().out
     assert "openspiel-ismcts" in out and "profi" in out
+
+
+def test_module_doctest() -> None:
+    import doctest
+
+    result = doctest.testmod(domino.openspiel)
+    assert result.attempted > 0 and result.failed == 0
