@@ -15,17 +15,16 @@ import domino.openspiel  # noqa: E402 (registers python_domino)
 from domino.rules import TILES  # noqa: E402
 from domino.rules.kernel import DRAW_I, FIT, LEFT, PASS_I, RIGHT  # noqa: E402
 
+#: Every rules variant: 2-4 seats, Lager on/off, Fünferpunkte on/off, Paare (4 seats; it
+#: deals all tiles, Lager or not), and a match to a target.
 VARIANTS = [
-    "python_domino",
-    "python_domino(lager=false)",
-    "python_domino(seats=3)",
-    "python_domino(seats=3,fives=true)",
-    "python_domino(seats=4,lager=false,fives=true)",
-    "python_domino(seats=4)",
-    "python_domino(seats=4,pairs=true)",
-    "python_domino(seats=4,pairs=true,fives=true)",
-    "python_domino(seats=2,fives=true,target=50)",
-]
+    f"python_domino(seats={n},lager={str(lager).lower()},fives={str(fives).lower()},"
+    f"pairs={str(pairs).lower()})"
+    for n in (2, 3, 4)
+    for pairs in ((False, True) if n == 4 else (False,))
+    for lager in (True, False)
+    for fives in (True, False)
+] + ["python_domino(seats=2,fives=true,target=50)", "python_domino(seats=4,pairs=true,target=30)"]
 
 
 @pytest.mark.parametrize("spec", VARIANTS)
