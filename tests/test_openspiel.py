@@ -260,3 +260,46 @@ def test_module_doctest() -> None:
 
     result = doctest.testmod(domino.openspiel)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("spec", VARIANTS[:16])
+def test_the_game_is_the_servers_round(spec: str) -> None:
+    """A round of ``python_domino`` is the round the server plays (``RoundState``) with the
+    same deal and draws: the same seat to move, legal moves, ends and result (§5-§8)."""
+    from domino.rules import MOVES, Deal, RoundState, Tile
+
+    game = pyspiel.load_game(spec)
+    rng = random.Random(spec)
+    for _ in range(6):
+        state = game.new_initial_state()
+        deal: list[int] = []
+        drawn: list[int] = []
+        moves: list[tuple[int, list[int], int, int]] = []  # seat, legal, action, es after
+        while not state.is_terminal():
+            if state.is_chance_node():
+                t = rng.choice([a for a, _ in state.chance_outcomes()])
+                (deal if state.k is None else drawn).append(t)
+                state.apply_action(t)
+            else:
+                legal = state.legal_actions()
+                action = rng.choice(legal)
+                seat = state.current_player()
+                state.apply_action(action)
+                moves.append((seat, legal, action, state.k.es))
+        rules, h = state.rules, state.hand_size
+        tiles = [TILES[t] for t in deal]
+        hands = tuple(tuple(tiles[s * h:(s + 1) * h]) for s in range(rules.seats))
+        rest = [TILES[t] for t in range(28) if t not in deal and t not in drawn]
+        lager: tuple[Tile, ...] = ()
+        out: tuple[Tile, ...] = tuple(rest)
+        if rules.draws:
+            lager, out = (*(TILES[t] for t in drawn), *rest), ()
+        rnd = RoundState.start(rules, Deal(hands, lager, out))
+        for seat, legal, action, es in moves:
+            assert rnd.turn == seat
+            assert sorted(m.index for m in rnd.legal_moves()) == legal
+            rnd.apply(MOVES[action], seat)
+            assert rnd.es == es
+        res = rnd.result
+        assert res is not None
+        assert state.scores == [p + f for p, f in zip(res.points, res.fives, strict=True)]
