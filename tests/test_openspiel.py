@@ -303,3 +303,9 @@ def test_the_game_is_the_servers_round(spec: str) -> None:
         res = rnd.result
         assert res is not None
         assert state.scores == [p + f for p, f in zip(res.points, res.fives, strict=True)]
+
+
+def test_arena_refuses_a_budget_below_one() -> None:
+    from domino.cli import main
+
+    assert main(["arena", "profi", "openspiel-ismcts", "--simulations", "0", "--quiet"]) == 2

@@ -275,6 +275,9 @@ def run(args: argparse.Namespace) -> int:
     if args.matches < 1:
         print("--matches must be at least 1", file=sys.stderr)
         return 2
+    if args.simulations < 1:
+        print("--simulations must be at least 1", file=sys.stderr)
+        return 2
     rules = Rules.preset(args.mode, args.seats, args.paare)
     levels = (args.a, args.b)
     command = " ".join(["domino", *sys.argv[1:]]) if sys.argv else ""
