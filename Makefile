@@ -16,6 +16,13 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+# The tests also cover the OpenSpiel game (tests/test_openspiel.py): `make test` adds the
+# optional extra; `make run` stays lean. Rebuilt whenever $(STAMP) is (pyproject.toml changed).
+OS_STAMP := $(VENV)/.installed-openspiel
+$(OS_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e '.[dev,openspiel]'
+	touch $(OS_STAMP)
+
 # Debian's chromium for the browser tests (never `playwright install`).
 chromium:
 	@if [ ! -x $(CHROMIUM) ]; then \
@@ -43,10 +50,10 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-types: $(STAMP)
+types: $(OS_STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(OS_STAMP)
 	$(BIN)/pytest
 
 test: $(STAMP) chromium haproxy lint types unit

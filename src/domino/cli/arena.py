@@ -8,6 +8,10 @@ decision times is reproducible from ``--seed``.
 Ties: a match whose first place is shared by both levels counts half a win
 for each (the tie count is printed separately).
 
+Besides the bot levels, ``openspiel-ismcts`` seats OpenSpiel's IS-MCTS on the game
+``python_domino`` (:mod:`domino.openspiel`; needs the extra ``.[openspiel]``) with
+``--simulations`` searches per decision.
+
 Decision times are taken twice around each ``choose`` call: wall clock (what a
 player waits, inflated when the machine is busy) and the thread's CPU time
 (the work the decision takes, nearly independent of other load).
@@ -120,6 +124,24 @@ def seat_levels(rules: Rules, levels: tuple[str, str], i: int) -> list[str]:
     return [levels[(s + i) % 2] for s in range(n)]
 
 
+#: The OpenSpiel player (``domino.openspiel``, only imported when it plays).
+OPENSPIEL_ISMCTS = "openspiel-ismcts"
+PLAYERS = (*LEVELS, OPENSPIEL_ISMCTS)
+
+
+def make_player(level: str, seed: str, rules: Rules, simulations: int = 100) -> Bot:
+    """A bot level of :func:`domino.bots.make_bot`, or OpenSpiel's IS-MCTS."""
+    if level == OPENSPIEL_ISMCTS:
+        try:
+            from domino.openspiel import OpenSpielISMCTS
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise SystemExit(
+                f"{OPENSPIEL_ISMCTS} needs open_spiel: pip install -e '.[openspiel]' ({exc})"
+            ) from exc
+        return OpenSpielISMCTS(rules, seed, simulations)
+    return make_bot(level, seed=seed)
+
+
 def play_arena(
     rules: Rules,
     levels: tuple[str, str],
@@ -128,6 +150,7 @@ def play_arena(
     progress: Any = None,
     checkpoint: Any = None,
     every: int = 20,
+    simulations: int = 100,
 ) -> ArenaResult:
     """Play ``matches`` matches and count; ``progress(done, total)`` is called after each.
 
@@ -139,7 +162,9 @@ def play_arena(
     rounds = 0
     for i in range(matches):
         at = seat_levels(rules, levels, i)
-        bots: list[Bot] = [make_bot(lv, seed=f"{seed}/{i}/{s}") for s, lv in enumerate(at)]
+        bots: list[Bot] = [
+            make_player(lv, f"{seed}/{i}/{s}", rules, simulations) for s, lv in enumerate(at)
+        ]
         match = MatchState(rules, seed=f"{seed}/deal/{i // 2}")
         while True:
             rnd = match.round
@@ -223,8 +248,8 @@ class Bar:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("arena", help="play matches between bot levels and measure them")
-    p.add_argument("a", choices=LEVELS, help="first level")
-    p.add_argument("b", choices=LEVELS, help="second level")
+    p.add_argument("a", choices=PLAYERS, help="first level")
+    p.add_argument("b", choices=PLAYERS, help="second level")
     p.add_argument("--seats", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--paare", action="store_true", help="partnership (4 seats)")
     p.add_argument("--mode", default="klassisch", choices=[m.value for m in Mode])
@@ -234,6 +259,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--json", default=None, help="also write the figures to this JSON file (updated as it goes)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--simulations",
+        type=int,
+        default=100,
+        help=f"IS-MCTS simulations per decision of {OPENSPIEL_ISMCTS} (default 100)",
+    )
     p.set_defaults(func=run)
 
 
@@ -243,6 +274,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.matches < 1:
         print("--matches must be at least 1", file=sys.stderr)
+        return 2
+    if args.simulations < 1:
+        print("--simulations must be at least 1", file=sys.stderr)
         return 2
     rules = Rules.preset(args.mode, args.seats, args.paare)
     levels = (args.a, args.b)
@@ -265,6 +299,7 @@ def run(args: argparse.Namespace) -> int:
         str(args.seed),
         None if args.quiet else Bar(),
         (lambda r: save(r, True)) if args.json else None,
+        simulations=args.simulations,
     )
     summary = save(result, False)
     print(
