@@ -11,6 +11,7 @@ from ``Random(f"{seed}|{r}|{k}")``, whatever order the rounds are judged in.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -212,6 +213,22 @@ def assemble(
         "moves": moves,
         "summary": summary(record, moves),
     }
+
+
+def assemble_text(
+    record: Mapping[str, Any],
+    moves: list[dict[str, Any]],
+    samples: int,
+    seed: str,
+    hindsight: bool,
+) -> str:
+    """:func:`assemble` as compact JSON text: the server has its worker process build and
+    serialize the document, so that neither runs on the event loop of live matches."""
+    return json.dumps(
+        assemble(record, moves, samples, seed, hindsight),
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
 
 
 def review(

@@ -36,7 +36,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from domino.analysis.review import MoveRef, assemble, human_moves, plan, review_round
+from domino.analysis.review import MoveRef, assemble_text, human_moves, plan, review_round
 from domino.table.model import BOT_MOVE, MOVE, ROUND, START, TIMEOUT
 
 from .db import Database
@@ -285,7 +285,17 @@ class AnalysisDesk:
             if not await self.db.analysis_progress(job.mid, self.node, done, self.clock.now()):
                 log.warning("analysis of %s: the claim went to another node", job.mid)
                 return
-        result = assemble(job.record, moves, s.analysis_samples, seed, s.analysis_hindsight)
+        # The document is built and serialized in the worker too: for a whole match that
+        # is tens of milliseconds, which on the event loop would hold up live commands.
+        result = await loop.run_in_executor(
+            self._pool,
+            assemble_text,
+            job.record,
+            moves,
+            s.analysis_samples,
+            seed,
+            s.analysis_hindsight,
+        )
         await self.db.finish_analysis(job.mid, self.node, self.clock.now(), result)
 
 

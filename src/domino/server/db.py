@@ -1099,10 +1099,10 @@ class Database:
         return bool(res.rowcount == 1)
 
     async def finish_analysis(
-        self, mid: str, owner: str, now: float, result: dict[str, Any] | None
+        self, mid: str, owner: str, now: float, result: dict[str, Any] | str | None
     ) -> bool:
-        """Store the result (``None``: it failed) of a claimed analysis; ``False`` when
-        the claim was lost (another node's result counts)."""
+        """Store the result (``None``: it failed; a ``str``: its JSON text already) of a
+        claimed analysis; ``False`` when the claim was lost (another node's result counts)."""
         a = self.t.analyses
         async with self._write() as conn:
             res = await conn.execute(
@@ -1111,7 +1111,7 @@ class Database:
                 .values(
                     status="done" if result is not None else "failed",
                     updated_at=now,
-                    result=None if result is None else _dumps(result),
+                    result=result if result is None or isinstance(result, str) else _dumps(result),
                 )
             )
         return bool(res.rowcount == 1)
