@@ -160,8 +160,31 @@ async def finish(people: People, bound: float = LONG) -> None:
         people.all,
         lambda: all(p.over for p in people.all),
         "everyone saw the end",
-        detail=lambda: "; ".join(p.describe() for p in people.all if not p.over),
+        detail=lambda: "; ".join(p.describe() for p in people.all if not p.over)
+        + " | matches "
+        + ", ".join(f"T{i}={party.match}" for i, party in enumerate(people.parties))
+        + " | "
+        + node_story(people.c),
     )
+
+
+def node_story(c: Cluster, last: int = 40) -> str:
+    """What the nodes logged beyond routine (warnings, takeovers, the router's
+    subscriptions), the newest ``last`` of each: a failure says what happened."""
+    told = {"match_taken_over", "router_subscribed", "caught_up", "lease_lost"}
+    parts = []
+    for node in c.nodes:
+        recs = [
+            r
+            for r in node_events(node.log)
+            if r.get("level") in ("warning", "error") or r.get("event") in told
+        ]
+        lines = [
+            f"{r.get('ts', 0):.3f} {r.get('event')} {r.get('match', '')} {r.get('msg', '')[:120]}"
+            for r in recs[-last:]
+        ]
+        parts.append(f"{node.log.name}: " + " / ".join(lines))
+    return " || ".join(parts)
 
 
 async def verify(c: Cluster, people: People) -> dict[str, Stored]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -22,6 +23,7 @@ from .test_failover import (  # noqa: F401 (prefix: the fixture)
     node,
     prefix,
     recv_within,
+    redis_call,
     sweep,
     until_turn,
 )
@@ -271,3 +273,117 @@ def test_a_request_reaching_a_node_in_the_middle_of_its_takeover_waits_for_it(
         a.close()
         b.close()
         c.close()
+
+
+def test_a_move_reaching_the_old_owner_while_it_takes_the_match_back_waits_for_it(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Node a lost the match's lease (Redis was away) and keeps its stopped copy. As it
+    # takes the match back (the lease names node a again, the log is still loading), a
+    # move from Anna's window on node b reaches it: served once the takeover is done,
+    # not refused with match_moved.
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        until_turn(a, mid, 0)
+        v = a.service.runners[mid].table.version
+        far = b.connect(anna.token, "Anna")
+        snap = recv_within(far, lambda m: m["type"] == "state")
+        desk = a.service.match_desk
+        leases = desk.leases
+        assert leases is not None
+
+        async def lose() -> None:
+            desk.abandon(mid)
+
+        a.tc.portal.call(lose)
+        redis_call(a, "delete", leases.key(mid))
+        assert a.service.runners[mid].moved
+
+        async def begin() -> None:
+            await desk._taking.acquire()
+            assert await leases.acquire(mid)
+
+        async def end() -> None:
+            try:
+                with anyio.fail_after(BOUND):  # the forwarded move has reached node a
+                    while not desk._remote_tasks:
+                        await anyio.sleep(0.01)
+                await desk._take(mid)
+            finally:
+                desk._taking.release()
+
+        a.tc.portal.call(begin)
+        move = snap["view"]["legal"][0]
+        far.send({"type": "move", "match": mid, "move": move, "v": v, "ref": "back"})
+        a.tc.portal.call(end)
+        seen = recv_within(far, lambda m: m["type"] == "error" or m.get("v", 0) > v)
+        assert seen["type"] == "state" and seen["you"] == 0, seen
+        assert a.service.runners[mid].table.version == v + 1
+    finally:
+        a.close()
+        b.close()
+
+
+def test_sockets_of_a_node_whose_subscriber_was_away_get_a_fresh_snapshot_when_it_is_back(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Node b's subscriber loses Redis for a moment. Meanwhile node a, which drives the
+    # match, applies a move: that frame never reaches b (Redis pub/sub keeps nothing for
+    # a subscriber that is away). Once b is subscribed again it asks a for fresh
+    # snapshots, so Anna's window and Carl on node b see the table as it is now instead
+    # of waiting, perhaps for good (the frame lost may be the match's end).
+    import asyncio
+
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        runner = a.service.runners[mid]
+        until_turn(a, mid, 0)
+        v = runner.table.version
+        far = b.connect(anna.token, "Anna")
+        recv_within(far, lambda m: m["type"] == "state")
+        carl = b.person("Carl")
+        carl.request({"type": "watch", "match": mid}, "state")
+
+        router: Any = b.service.router
+        gate: asyncio.Event = b.tc.portal.call(_new_event)
+        connect = router._connect_raw
+
+        async def held(role: str) -> Any:
+            if role == "sub":
+                await gate.wait()
+            return await connect(role)
+
+        async def cut() -> None:
+            router._connect_raw = held
+            router._writer.close()  # the subscriber's connection is gone
+            while router.healthy:
+                await asyncio.sleep(0.01)
+
+        b.tc.portal.call(cut)
+        legal = runner.table.snapshot(0, a.clock.now())["view"]["legal"]
+        anna.send({"type": "move", "match": mid, "move": legal[0], "v": v, "ref": "m"})
+        recv_within(anna, lambda m: m["type"] == "state" and m["v"] > v)
+        a.tc.portal.call(a.service.router.settle)  # published while b was away
+        assert runner.table.version == v + 1
+
+        b.tc.portal.call(gate.set)
+        for c in (far, carl):
+            now = recv_within(c, lambda m: m["type"] == "state" and m["v"] == v + 1)
+            assert now["you"] == (0 if c is far else None)
+    finally:
+        a.close()
+        b.close()
+
+
+async def _new_event() -> Any:
+    import asyncio
+
+    return asyncio.Event()

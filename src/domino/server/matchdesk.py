@@ -132,6 +132,7 @@ class MatchDesk:
                 router.owns = lambda mid: not leases.expired(mid)
                 router.on_node_message(self._on_node_message)
                 router.on_presence(self._on_presence)
+                router.on_back(self._on_router_back)
             self._tasks = [
                 asyncio.create_task(self._keep_leases(), name="leases"),
                 asyncio.create_task(self._sweep_every(), name="sweeper"),
@@ -203,7 +204,8 @@ class MatchDesk:
         if self.leases is None:
             return None
         holder = await self.leases.holder(mid)
-        if holder == self.node and mid not in self.runners and self._taking.locked():
+        here = self.runners.get(mid)
+        if holder == self.node and (here is None or here.moved) and self._taking.locked():
             async with self._taking:  # our takeover of it is under way: let it finish
                 pass
         if holder is None and not self.draining:
@@ -292,9 +294,10 @@ class MatchDesk:
             log.warning("a malformed node message: %r", payload)
             return
         runner = self.runners.get(mid)
-        if runner is None and self._taking.locked():
+        if (runner is None or runner.moved) and self._taking.locked():
             # A takeover is under way here: the lease names this node already, the runner
-            # comes when the log is loaded. (Waiters resume in order: commands stay so.)
+            # comes when the log is loaded (until then a copy this node stopped earlier
+            # may stand in its place). Waiters resume in order: commands stay so.
             async with self._taking:
                 runner = self.runners.get(mid)
         if runner is None or runner.broken or runner.moved:
@@ -316,6 +319,49 @@ class MatchDesk:
             conn.send({"type": "error", "code": code, "message": t(code), "ref": ref})
             return
         await runner.command(conn, seat, dict(payload.get("cmd") or {}), ref)
+
+    def _on_router_back(self) -> None:
+        task = asyncio.get_running_loop().create_task(self._catch_up())
+        self._remote_tasks.add(task)
+        task.add_done_callback(self._remote_tasks.discard)
+
+    async def _catch_up(self) -> None:
+        """This node's subscriber is back after it lost Redis: what other nodes published
+        meanwhile (a takeover's snapshot, the moves after it, a match's end) never reached
+        this node's sockets. Each socket that follows a match another node drives now,
+        in a seat or as a spectator, gets a fresh snapshot from that node. A match nobody
+        holds yet is announced to every audience by the node that takes it over, and
+        this node hears that now."""
+        assert self.leases is not None
+        router: Any = self.router
+        follow: dict[str, set[Conn]] = {}
+        for mid, conns in list(router.spectators.items()):
+            follow.setdefault(mid, set()).update(conns)
+        profiles = [pid for pid in list(router.conns) if self.seat_ref(pid) is None]
+        try:
+            for i in range(0, len(profiles), 1000):
+                chunk = profiles[i : i + 1000]
+                seats = await self.leases.redis.hmget(self._seats_key(), chunk)
+                for pid, value in zip(chunk, seats, strict=True):
+                    if value is not None:
+                        mid = str(value).partition(" ")[0]
+                        follow.setdefault(mid, set()).update(router.sockets_of(pid))
+            mids = [m for m in follow if (r := self.runners.get(m)) is None or r.moved]
+            holders = await self.leases.holders(mids)
+        except Exception:
+            return  # Redis away again: its next return catches up
+        asked = 0
+        for mid, holder in zip(mids, holders, strict=True):
+            if holder is None or holder == self.node:
+                continue
+            for conn in follow[mid]:
+                self._send_to(holder, "snapshot", conn, mid)
+                asked += 1
+        log.info(
+            "asked for %d snapshots after Redis came back",
+            asked,
+            extra={"event": "caught_up", "snapshots": asked},
+        )
 
     def _on_presence(self, profile: str, online: bool) -> None:
         """A profile came or went on some node: its seat here hears of it."""

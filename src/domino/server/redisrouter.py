@@ -41,7 +41,9 @@ warning is logged). The subscriber reconnects with backoff and subscribes again
 to everything it needs, then reloads presence. After an outage this node writes
 its presence again (its set may have been dropped as dead meanwhile).
 Messages published while a subscriber was away are lost (Redis pub/sub keeps
-nothing): a socket on a node that reconnected needs a fresh snapshot.
+nothing): once it is subscribed again, the :meth:`RedisRouter.on_back` callbacks
+run, and the match desk asks each match's owner for a fresh snapshot for this
+node's sockets that follow it.
 """
 
 from __future__ import annotations
@@ -171,6 +173,8 @@ class RedisRouter:
         self._of_node: dict[str, set[str]] = {}  # other node -> its profiles
         self._presence_cbs: list[PresenceCallback] = []
         self._node_cbs: list[NodeCallback] = []
+        self._back_cbs: list[Callable[[], None]] = []
+        self._subscribed_once = False  # a later subscription follows an outage
         self._sub_ok = False
         self._pub_ok = True
         self._beat_ok = False
@@ -289,6 +293,19 @@ class RedisRouter:
     def on_node_message(self, callback: NodeCallback) -> None:
         """``callback(sender, payload)`` for each :meth:`send_to_node` to this node."""
         self._node_cbs.append(callback)
+
+    def on_back(self, callback: Callable[[], None]) -> None:
+        """``callback()`` each time the subscriber is subscribed again after it lost
+        Redis: what other nodes published meanwhile never reached this node's sockets
+        (the match desk then asks for fresh snapshots)."""
+        self._back_cbs.append(callback)
+
+    def _tell_back(self) -> None:
+        for cb in list(self._back_cbs):
+            try:
+                cb()
+            except Exception:
+                log.exception("router callback failed")
 
     # -- who listens -------------------------------------------------------------------
     def sockets_of(self, profile: str) -> Set[Conn]:
@@ -762,9 +779,18 @@ class RedisRouter:
                 waiter = self._pongs.popleft() if self._pongs else None
                 if waiter == "load":
                     await self._load_presence()
+                    log.info(
+                        "router %s: subscribed to %d channels",
+                        self.node,
+                        len(self._wanted) + 2,
+                        extra={"event": "router_subscribed", "channels": len(self._wanted) + 2},
+                    )
                     self._sub_ok = True
                     assert self._ready is not None
                     self._ready.set()
+                    if self._subscribed_once:
+                        self._tell_back()
+                    self._subscribed_once = True
                 elif isinstance(waiter, asyncio.Future) and not waiter.done():
                     waiter.set_result(None)
 
