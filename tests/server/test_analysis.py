@@ -280,10 +280,14 @@ def test_the_replay_shows_every_hand_and_the_score_sheet(tmp_path: Path) -> None
     with harness(tmp_path) as h:
         _, mid = finished_match(h)
         data = h.tc.get(f"/api/matches/{mid}/replay")
-        record = h.tc.get(f"/api/matches/{mid}").json()["record"]
+        summary = h.tc.get(f"/api/matches/{mid}").json()
+        record = summary["record"]
     assert data.status_code == 200, data.text
     body = data.json()
     assert body["match"] == mid and body["sheet"] == replay(record).to_dict()
+    # Each seat's profile (a bot has none), as the match summary names them.
+    assert body["players"] == [pl["player"] for pl in summary["players"]]
+    assert body["players"][0] and body["players"][1] is None
     assert [len(r["frames"]) for r in body["rounds"]] == [
         len(r["moves"]) + 1 for r in record["rounds"]
     ]

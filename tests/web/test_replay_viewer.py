@@ -119,7 +119,10 @@ def test_match_end_opens_the_replay_and_every_control_steps(
     data = replay_data(page, server, finished["id"])
     check_board(page, data)
     now_text = page.get_by_test_id("replay-now").inner_text()
-    assert "Runde 1, Eröffnung" in now_text and "eröffnet mit" in now_text
+    # Rita's own seat is "du" for her (a visitor reads her name: the phone test).
+    opener = data["rounds"][0]["frames"][0]["event"]["seat"]
+    opened = "Du eröffnest mit" if opener == 0 else "eröffnet mit"
+    assert "Runde 1, Eröffnung" in now_text and opened in now_text, now_text
 
     # Buttons.
     page.get_by_role("button", name="Ein Zug vor").click()
@@ -189,7 +192,7 @@ def test_match_end_opens_the_replay_and_every_control_steps(
     progress = page.evaluate("window.__progress")
     assert progress and "Meister analysiert die Partie" in progress[0], progress
     summary = page.get_by_test_id("analysis-summary").inner_text()
-    assert "Rita hat" in summary and "% der besten Züge" in summary
+    assert "Du hast" in summary and "% der besten Züge" in summary
     judgement = page.get_by_test_id("judgement")
     # Find a judged move of Rita with a choice: its judgement names the move and its worth.
     analysis = page.request.get(f"{server}/api/matches/{finished['id']}/analysis").json()
@@ -209,7 +212,7 @@ def test_match_end_opens_the_replay_and_every_control_steps(
         # Hindsight: a labelled toggle.
         page.get_by_label("Im Nachhinein (mit Blick in alle Hände)").check()
         panel.locator(".hindsight-note").wait_for()
-        assert "Im Nachhinein hat Rita" in page.get_by_test_id("analysis-summary").inner_text()
+        assert "Im Nachhinein hättest du" in page.get_by_test_id("analysis-summary").inner_text()
     page.screenshot(path=str(shots / "desktop-replay.png"))
     assert_no_js_errors(page)
 
@@ -275,11 +278,52 @@ def test_a_linked_move_opens_there_for_a_signed_out_visitor_on_a_phone(
     check_board(page, data)
     slider.tap(position={"x": 2, "y": box["height"] / 2})
     wait_position(page, 1, 0)
-    page.goto(f"{server}/#/replay/{finished['id']}/{rnd}/{move}")
+    # The match's own address with a round and a move opens the replay there too.
+    page.goto(f"{server}/#/match/{finished['id']}/{rnd}/{move}")
     wait_position(page, rnd, move)
+    assert page.url.endswith(f"#/replay/{finished['id']}/{rnd}/{move}")
     page.wait_for_selector("[data-testid=analysis][data-state=done]")
+    assert "Rita hat" in page.get_by_test_id("analysis-summary").inner_text()
     page.screenshot(path=str(shots / "phone-replay.png"))
     page.screenshot(path=str(shots / "phone-replay-full.png"), full_page=True)
+    assert_no_js_errors(page)
+
+
+def test_a_controller_and_the_page_keys_step_moves_and_rounds(
+    finished: dict[str, Any], server: str, browser: Any
+) -> None:
+    from test_gamepad import LB, LEFT, PAD_STUB, RB, RIGHT, press
+
+    page = new_page(browser, **DESKTOP)
+    page.add_init_script(PAD_STUB)
+    data = replay_data(page, server, finished["id"])
+    rounds = len(data["rounds"])
+    page.goto(f"{server}/#/replay/{finished['id']}/1/0")
+    page.locator(VIEWER).wait_for()
+    wait_position(page, 1, 0)
+    # The pad: right and left a move, RB the next round's opening, LB back to an opening.
+    press(page, RIGHT)
+    wait_position(page, 1, 1)
+    press(page, RIGHT)
+    wait_position(page, 1, 2)
+    check_board(page, data)
+    press(page, LEFT)
+    wait_position(page, 1, 1)
+    press(page, LB)  # inside a round: back to its opening
+    wait_position(page, 1, 0)
+    last = (rounds, len(data["rounds"][-1]["frames"]) - 1)
+    press(page, RB)
+    wait_position(page, *((2, 0) if rounds > 1 else last))
+    check_board(page, data)
+    press(page, LB)  # at an opening: the round before
+    wait_position(page, *((1, 0) if rounds > 1 else (rounds, 0)))
+    # The keyboard's page keys do the same.
+    page.locator(".replay-head h1").click()
+    page.keyboard.press("PageDown")
+    wait_position(page, *((2, 0) if rounds > 1 else last))
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("PageUp")
+    wait_position(page, *((2, 0) if rounds > 1 else (rounds, 0)))
     assert_no_js_errors(page)
 
 

@@ -98,6 +98,9 @@ class Queries:
         """The public record of a finished match; :class:`QueryError` for an unknown
         match (404), a running one (409: the deal is secret until the end) or one the
         server holds no game record of (409)."""
+        return (await self._finished(mid))[1]
+
+    async def _finished(self, mid: str) -> tuple[dict[str, Any], dict[str, Any]]:
         row = await self.db.match(mid)
         if row is None:
             raise QueryError("match_not_found", 404)
@@ -106,12 +109,15 @@ class Queries:
         record = public_record(row["record"])
         if record is None:
             raise QueryError("replay_no_record", 409)
-        return record
+        return row, record
 
     async def replay(self, mid: str) -> dict[str, Any]:
-        """The replay viewer's data of a finished match (``domino.analysis.frames``)."""
-        record = await self.finished_record(mid)
-        return {"match": mid, **replay_data(record)}
+        """The replay viewer's data of a finished match (``domino.analysis.frames``), with
+        each seat's profile id (``players``, public as in :meth:`match_out`; ``null`` for
+        a bot), so a viewer who played there reads its own seat as "du"."""
+        row, record = await self._finished(mid)
+        players = [s.get("player_id") for s in row["seats"]]
+        return {"match": mid, **replay_data(record), "players": players}
 
     async def match_out(self, mid: str) -> p.MatchOut | None:
         """A match summary; the record only once it is over."""

@@ -646,7 +646,7 @@ async function renderReplay(r) {
   if (app.replay || route().name !== "replay" || route().arg !== r.arg) return; // another render came first
   const host = h("main.screen.replay", { "data-testid": "replay" });
   clear(app.root).append(header(), host);
-  app.replay = new mod.ReplayView(host, { matchId: r.arg, round, move, hooks: { toast } });
+  app.replay = new mod.ReplayView(host, { matchId: r.arg, round, move, hooks: { toast }, profileId: app.profile?.id ?? null });
 }
 
 let tableModule = null;
@@ -668,6 +668,11 @@ async function render() {
   if (r.name !== "replay" && app.replay) {
     app.replay.destroy();
     app.replay = null;
+  }
+  if (r.name === "match" && r.arg && r.rest.length) {
+    // A link to a move of a match (#/match/ID/ROUND/MOVE) is the replay's, open to anyone.
+    location.replace(`#/replay/${encodeURIComponent(r.arg)}/${r.rest.join("/")}`);
+    return;
   }
   if (r.name === "replay" && r.arg) {
     await renderReplay(r);
@@ -733,7 +738,7 @@ async function main() {
   await loadCatalogue(wanted);
   window.addEventListener("hashchange", () => render());
   bindKeys(() => app.table, closeHelp);
-  startGamepad(() => app.table, closeHelp);
+  startGamepad(() => app.table, closeHelp, () => app.replay);
   if (getToken()) live.start();
   render();
   document.body.classList.add("ready");

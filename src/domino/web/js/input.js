@@ -55,13 +55,19 @@ function stepFocus(delta) {
 
 /**
  * Poll the Gamepad API once per animation frame and act on button presses (edges, not levels,
- * so a held button acts once).
+ * so a held button acts once). `replay()` returns the open replay viewer or null: there the
+ * pad's left and right step a move, LB and RB a round.
  */
-export function startGamepad(target, escape) {
+export function startGamepad(target, escape, replay = () => null) {
   const previous = new Map(); // gamepad index -> array of pressed flags
   const press = (btn) => {
     const tv = target();
     const overlayOpen = !!document.querySelector(".overlay.help, .overlay.match-end, .overlay.sheet");
+    const rv = replay();
+    if (rv && !overlayOpen) {
+      const moves = { [BTN.LEFT]: () => rv.step(-1), [BTN.RIGHT]: () => rv.step(1), [BTN.LB]: () => rv.stepRound(-1), [BTN.RB]: () => rv.stepRound(1) };
+      if (moves[btn]) return moves[btn]();
+    }
     if (btn === BTN.B) {
       if (!escape() && tv) tv.cancel();
       return;

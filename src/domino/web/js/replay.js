@@ -9,7 +9,7 @@ import { h, clear } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { api } from "./net.js";
 import { Board, handsElement } from "./board.js";
-import { describeEvent, fivesLine } from "./events.js";
+import { describeEvent, fivesLine, subjectKey } from "./events.js";
 import { scoreSheet } from "./results.js";
 
 const POLL_MS = 1000;
@@ -20,10 +20,13 @@ function num(x, lang) {
 }
 
 export class ReplayView {
-  /** hooks: toast(text). `round` (1-based) and `move` (0 = the opening) are where it opens. */
-  constructor(root, { matchId, round, move, hooks }) {
+  /** hooks: toast(text). `round` (1-based) and `move` (0 = the opening) are where it opens;
+   * `profileId` is the signed-in viewer's (its own seat is told as "du"). */
+  constructor(root, { matchId, round, move, hooks, profileId = null }) {
     this.root = root;
     this.matchId = matchId;
+    this.profileId = profileId;
+    this.me = null; // the viewer's own seat in this match, if it played there
     this.hooks = hooks || {};
     this.data = null;
     this.analysis = null; // the 200 answer, once there
@@ -58,6 +61,8 @@ export class ReplayView {
       return;
     }
     if (!this.alive) return;
+    const own = (this.data.players || []).findIndex((id) => this.profileId && id === this.profileId);
+    this.me = own < 0 ? null : own;
     this.data.rounds.forEach((rnd, r) => rnd.frames.forEach((_, k) => this.positions.push({ r, k })));
     this.build();
     this.goto(round, move);
@@ -75,13 +80,13 @@ export class ReplayView {
     const sheet = this.data.sheet || {};
     const state = {
       rules: this.data.rules,
-      seats: this.data.seats || [],
+      seats: (this.data.seats || []).map((seat, i) => ({ ...seat, side: this.data.rules?.pairs ? i % 2 : i })),
       round_points: (sheet.rounds || []).map((r) => r.points || []),
       standings: sheet.standings || [],
       phase: "match_over",
       view: {},
     };
-    return { view: { me: null, name: (seat) => this.name(seat), state }, state };
+    return { view: { me: this.me, name: (seat) => this.name(seat), state }, state };
   }
 
   // ---- building the screen ------------------------------------------------------------------
@@ -167,12 +172,30 @@ export class ReplayView {
     this.show(to);
   }
 
+  /** To the opening of the next round (delta 1; the end after the last round), or back to
+   * this round's opening and, from there, the one before (delta -1). */
+  stepRound(delta) {
+    if (!this.data) return;
+    const rounds = this.data.rounds.length;
+    let r = this.r;
+    if (delta > 0) r += 1;
+    else if (this.k === 0) r -= 1;
+    if (r >= rounds) return this.step(Infinity);
+    this.goto(Math.max(0, r) + 1, 0);
+  }
+
   key(ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey || !this.data) return;
     const el = document.activeElement;
     // The slider steps by itself (its own arrows, Home and End); other fields keep their keys.
     if (el && ["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) return;
     if (document.querySelector(".overlay.help")) return;
+    const rounds = { PageUp: -1, PageDown: 1 };
+    if (ev.key in rounds) {
+      ev.preventDefault();
+      this.stepRound(rounds[ev.key]);
+      return;
+    }
     const moves = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
     if (!(ev.key in moves)) return;
     ev.preventDefault();
@@ -219,9 +242,9 @@ export class ReplayView {
   eventText(frame) {
     const ev = frame.event;
     if (!ev) return "";
-    let text = describeEvent({ ...ev, count: 1 }, (seat) => this.name(seat), null) || "";
+    let text = describeEvent({ ...ev, count: 1 }, (seat) => this.name(seat), this.me) || "";
     if (ev.kind === "draw" && ev.tile) text += ` (${ev.tile})`;
-    if (ev.fives) text += ` ${fivesLine(ev.fives, this.name(ev.seat), false, false)}`;
+    if (ev.fives) text += ` ${fivesLine(ev.fives, this.name(ev.seat), ev.seat === this.me, false)}`;
     return text;
   }
 
@@ -231,8 +254,10 @@ export class ReplayView {
     if (!res) return "";
     const pairs = Boolean(this.data.rules?.pairs);
     const side = (x) => (pairs ? t("table.team", { name: x === 0 ? "A" : "B" }) : this.name(x));
-    const reason = res.reason === "domino" ? t("round.domino", { name: this.name(res.out_seat) }) : t("round.blocked");
-    const scored = res.winner === null || res.winner === undefined ? t("round.nobody") : tn("round.scores", res.points[res.winner], { name: side(res.winner) });
+    const mine = (x) => this.me !== null && (pairs ? this.me % 2 === x : this.me === x);
+    const scoresKey = (x) => (mine(x) ? (pairs ? "round.scores_team_you" : "round.scores_you") : "round.scores");
+    const reason = res.reason === "domino" ? t(subjectKey("round.domino", res.out_seat, this.me), { name: this.name(res.out_seat) }) : t("round.blocked");
+    const scored = res.winner === null || res.winner === undefined ? t("round.nobody") : tn(scoresKey(res.winner), res.points[res.winner], { name: side(res.winner) });
     return `${reason} ${scored}`;
   }
 
@@ -406,7 +431,7 @@ export class ReplayView {
         h(
           "li",
           {},
-          t(hs ? "analysis.summary_hindsight" : "analysis.summary", { name: this.name(s.seat), share, loss }),
+          t(subjectKey(hs ? "analysis.summary_hindsight" : "analysis.summary", s.seat, this.me), { name: this.name(s.seat), share, loss }),
           grades.length && !hs ? h("span.muted", {}, ` (${grades.join(", ")})`) : null,
         ),
       );
