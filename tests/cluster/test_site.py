@@ -649,9 +649,11 @@ async def _redis_restart(c: Cluster, redis: PrivateRedis) -> None:
         marks = {p.pid: (len(p.moves), len(p.errors)) for p in humans}
 
         def tried(p: SiteClient) -> bool:
-            n, e = marks[p.pid]
-            sent = len(p.moves) > n and p.pending is not None
-            return p.over or len(p.errors) > e or sent or p._offer is None
+            # A move waiting for its answer counts, whether sent now or just before Redis
+            # went (a command forwarded to another node in that moment is answered only
+            # once Redis is back).
+            _, e = marks[p.pid]
+            return p.over or len(p.errors) > e or p.pending is not None or p._offer is None
 
         for p in humans:
             p.allow(STEP)

@@ -328,6 +328,57 @@ def test_a_move_reaching_the_old_owner_while_it_takes_the_match_back_waits_for_i
         b.close()
 
 
+def test_a_move_reaching_a_node_after_it_gave_the_match_up_goes_on_to_the_new_owner(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Node b forwarded Anna's move to node a just as node a lost the match (or it was
+    # held up while Redis was away), and node b has taken the match over since: node a
+    # passes the move on to node b, which plays it and answers Anna's socket; she never
+    # hears match_moved for a move the cluster can still play.
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna, st = match_on(a)
+        mid = st["match_id"]
+        until_turn(a, mid, 0)
+        v = a.service.runners[mid].table.version
+        far = b.connect(anna.token, "Anna")
+        snap = recv_within(far, lambda m: m["type"] == "state")
+        crash(a, mid)
+
+        async def lose() -> None:
+            a.service.match_desk.abandon(mid)
+
+        a.tc.portal.call(lose)
+        assert sweep(b) == [mid]
+        recv_within(far, lambda m: m["type"] == "state")  # the new owner's snapshot
+        pid = far.profile["id"]
+        conn = next(iter(b.service.router.sockets_of(pid)))
+
+        async def stale() -> None:
+            b.service.router.send_to_node(
+                "a",
+                {
+                    "kind": "command",
+                    "match": mid,
+                    "profile": pid,
+                    "node": "b",
+                    "conn": conn.id,
+                    "cmd": {"type": "move", "match": mid, "move": snap["view"]["legal"][0], "v": v},
+                    "ref": "late",
+                },
+            )
+
+        b.tc.portal.call(stale)
+        seen = recv_within(far, lambda m: m["type"] == "error" or m.get("v", 0) > v)
+        assert seen["type"] == "state" and seen["you"] == 0, seen
+        assert b.service.runners[mid].table.version == v + 1
+    finally:
+        a.close()
+        b.close()
+
+
 def test_sockets_of_a_node_whose_subscriber_was_away_get_a_fresh_snapshot_when_it_is_back(
     tmp_path: Path,
     prefix: str,  # noqa: F811

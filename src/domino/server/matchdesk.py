@@ -300,6 +300,9 @@ class MatchDesk:
             # may stand in its place). Waiters resume in order: commands stay so.
             async with self._taking:
                 runner = self.runners.get(mid)
+        if (runner is None or runner.moved) and await self._pass_on(mid, payload):
+            return
+        runner = self.runners.get(mid)
         if runner is None or runner.broken or runner.moved:
             code = "match_moved" if runner is not None and runner.moved else "match_not_found"
             ref = payload.get("ref")
@@ -319,6 +322,27 @@ class MatchDesk:
             conn.send({"type": "error", "code": code, "message": t(code), "ref": ref})
             return
         await runner.command(conn, seat, dict(payload.get("cmd") or {}), ref)
+
+    async def _pass_on(self, mid: str, payload: dict[str, Any]) -> bool:
+        """A command or snapshot request reached this node after it stopped driving
+        ``mid`` (sent to it just before, say, or held up while Redis was away): pass it
+        on to the node that drives the match now, which answers the socket itself, or
+        serve it here if nobody did and this node takes the match over (:meth:`_owner`).
+        ``True`` when passed on. At most two hops, so leases that change hands meanwhile
+        cannot send a message round in circles; then the socket hears ``match_moved``
+        and reconnects."""
+        hops = payload.get("hops", 0)
+        if not isinstance(hops, int) or hops >= 2:
+            return False
+        try:
+            owner = await self._owner(mid)
+        except Exception:
+            return False  # Redis away: the socket hears match_moved and asks again
+        if owner is None:
+            return False
+        router: Any = self.router
+        router.send_to_node(owner, {**payload, "hops": hops + 1})
+        return True
 
     def _on_router_back(self) -> None:
         task = asyncio.get_running_loop().create_task(self._catch_up())
