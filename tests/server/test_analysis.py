@@ -239,6 +239,28 @@ def test_a_dead_worker_process_is_replaced_and_the_match_analysed_later(tmp_path
         assert h.tc.get(f"/api/matches/{mid}/analysis").status_code == 200
 
 
+def test_a_server_asked_to_starts_its_analysis_workers_with_itself(tmp_path: Path) -> None:
+    # domino serve does: the processes' start (the forkserver's imports) falls before
+    # anyone plays, and from a thread, never on the event loop.
+    with harness(tmp_path / "warm", analysis_warm=True, analysis_workers=2) as h:
+        desk = h.service.analyses
+
+        async def started() -> int:
+            assert desk._warming is not None
+            await desk._warming
+            assert desk._pool is not None
+            return len(desk._pool._processes)
+
+        assert h.tc.portal.call(started) == 2
+        _, mid = finished_match(h)
+        assert h.tc.get(f"/api/matches/{mid}/analysis").status_code == 202
+        h.tc.portal.call(desk.idle)
+        assert h.tc.get(f"/api/matches/{mid}/analysis").status_code == 200
+    # By default (tests, which start many servers) they start with the first analysis.
+    with harness(tmp_path / "lazy") as h:
+        assert h.service.analyses._pool is None
+
+
 def test_the_queue_is_bounded(tmp_path: Path) -> None:
     with harness(tmp_path, analysis_samples=SAMPLES, analysis_queue=0) as h:
         _, one = finished_match(h, "Anna", 1)

@@ -56,6 +56,10 @@ def _lower_priority(nice: int) -> None:  # pragma: no cover - runs in the worker
             os.sched_setscheduler(0, idle, os.sched_param(0))
 
 
+def _ready() -> None:  # pragma: no cover - runs in the worker process
+    """Nothing: submitted once per worker so that the pool starts its processes."""
+
+
 def judged_moves(record: Mapping[str, Any], entries: list[dict[str, Any]]) -> frozenset[MoveRef]:
     """The moves (round, move number) the humans made themselves, from the table log.
 
@@ -133,6 +137,7 @@ class AnalysisDesk:
         self._pool: ProcessPoolExecutor | None = None
         self._workers: list[asyncio.Task[None]] = []
         self._claiming = 0  # requests between the capacity check and their claim
+        self._warming: asyncio.Task[None] | None = None
 
     @property
     def capacity(self) -> int:
@@ -152,15 +157,39 @@ class AnalysisDesk:
             return
         self._pool = self._new_pool()
         loop = asyncio.get_running_loop()
+        self._warming = loop.create_task(self._start_processes(self._pool))
         self._workers = [
             loop.create_task(self._work()) for _ in range(self.settings.analysis_workers)
         ]
 
+    def warm(self) -> None:
+        """Start the worker processes now (``domino serve`` does, at its start) rather
+        than with the first analysis: their start (the forkserver importing the code)
+        takes a core for a moment, better before anyone plays than beside live matches."""
+        if self.settings.analysis_workers >= 1:
+            self._ensure_started()
+
+    async def _start_processes(self, pool: ProcessPoolExecutor) -> None:
+        # Submitting to a process pool starts its missing processes in the submitting
+        # thread, and a forkserver answers only once it has imported the code: done on the
+        # event loop, that would hold up every live match meanwhile. So one task per worker
+        # is submitted from a thread, and the analyses wait for them.
+        def start() -> None:
+            for f in [pool.submit(_ready) for _ in range(self.settings.analysis_workers)]:
+                f.result()
+
+        try:
+            await asyncio.to_thread(start)
+        except Exception:
+            log.warning("analysis workers did not start", exc_info=True)
+
     async def stop(self) -> None:
         """Stop the workers; claims left running are taken over once stale."""
-        for w in self._workers:
+        tasks = [*self._workers, *([self._warming] if self._warming else [])]
+        for w in tasks:
             w.cancel()
-        await asyncio.gather(*self._workers, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._warming = None
         self._workers = []
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
@@ -238,6 +267,9 @@ class AnalysisDesk:
                 if self._pool is not None:
                     self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = self._new_pool()
+                self._warming = asyncio.get_running_loop().create_task(
+                    self._start_processes(self._pool)
+                )
             except Exception:
                 log.exception("analysis of %s failed", job.mid)
                 with contextlib.suppress(Exception):
@@ -247,6 +279,8 @@ class AnalysisDesk:
                 job.done.set()
 
     async def _run(self, job: Job) -> None:
+        if self._warming is not None:
+            await asyncio.shield(self._warming)  # the processes are there (or failed)
         progress = [0]
         beat = asyncio.create_task(self._heartbeat(job, progress))
         try:
