@@ -89,3 +89,36 @@ def test_a_player_who_left_the_match_is_told_left_match(h: Harness) -> None:
     assert runner.table.version == v  # nothing changed
     # Watching it is still open to them, as to anyone.
     assert window.request({"type": "watch", "match": mid}, "state")["you"] is None
+
+
+def test_a_socket_that_asks_after_the_end_gets_the_last_state(h: Harness) -> None:
+    # A player whose connection dropped just before the end comes back to a match that
+    # is over: the welcome names no seat any more, so the page asks for the match and
+    # gets its last state (the standings), as everyone saw it at the end. A stranger
+    # watching gets the spectators' last state.
+    import random
+
+    from .harness import latest_state, play_out
+
+    anna = h.person("Anna")
+    lobby_with_bots(anna, 2, ["profi"], {"target": 30})
+    mid = start(anna)["match_id"]
+    play_out(h, [anna], random.Random(3))
+    final = latest_state(anna)
+    assert final is not None and final["phase"] == "match_over"
+    anna.close()
+    again = h.connect(anna.token, "Anna")
+    welcome = [m for m in map(json.loads, again.frames) if m["type"] == "welcome"]
+    assert welcome and welcome[0].get("match") is None
+    last = again.request({"type": "sync", "match": mid}, "state")
+    assert last["phase"] == "match_over" and last["match_id"] == mid
+    assert last["v"] == final["v"] and last["you"] == 0
+    assert last["standings"] == final["standings"]
+    assert last["view"]["hand"] == final["view"]["hand"]
+    eva = h.person("Eva")
+    seen = eva.request({"type": "watch", "match": mid}, "state")
+    assert seen["phase"] == "match_over" and seen["you"] is None and seen["v"] == final["v"]
+    assert seen["view"].get("hand") is None
+    # Nothing to stop watching (the match is gone), and an unknown match is unknown.
+    eva.expect_error({"type": "unwatch", "match": mid}, "match_not_found")
+    eva.expect_error({"type": "watch", "match": "m_0000000000000000"}, "match_not_found")

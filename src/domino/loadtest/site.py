@@ -147,6 +147,7 @@ class SiteClient:
         self._reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._resync = False
+        self._welcome_match: str | None = None  # the match the last welcome seated us in
         self._changed = asyncio.Event()
         self._stopping = False
         self._opening = False
@@ -194,6 +195,11 @@ class SiteClient:
         )
         if self.watching and self.match is not None and not self.over:
             await self.send({"type": "watch", "match": self.match})
+        elif self.match is not None and not self.over and self._welcome_match != self.match:
+            # The welcome names no seat in the match this client plays (it ended while
+            # the client was away, or Redis is away): ask for it, as the browser does. A
+            # match that is over answers with its last state.
+            await self.send({"type": "sync", "match": self.match})
 
     async def move_to(self, base: str) -> None:
         """Close the socket (asked for: no automatic reconnect) and connect to ``base``."""
@@ -276,6 +282,7 @@ class SiteClient:
         kind = msg.get("type")
         if kind == "welcome":
             ref = msg.get("match")
+            self._welcome_match = ref["match"] if ref else None
             if ref and self.match in (None, ref["match"]):
                 self.match, self.seat = ref["match"], ref["seat"]
         elif kind == "match_started":

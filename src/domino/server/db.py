@@ -906,12 +906,12 @@ class Database:
                 for r in rows
             ]
 
-    async def stored(self, mid: str) -> StoredMatch | None:
-        """One running match with its log (``None``: unknown or finished)."""
+    async def stored(self, mid: str, status: str = "running") -> StoredMatch | None:
+        """One match with its log, if it has that ``status`` (``None`` otherwise)."""
         m = self.t.matches
         async with self.engine.connect() as conn:
             row = (
-                await conn.execute(sa.select(m).where(m.c.id == mid, m.c.status == "running"))
+                await conn.execute(sa.select(m).where(m.c.id == mid, m.c.status == status))
             ).first()
             return None if row is None else await self._stored(conn, row)
 

@@ -751,7 +751,19 @@ class MatchDesk:
             self._send_to(owner, "snapshot", c, mid)
 
     async def watching(self, conn: Conn, msg: p.Watch | p.Unwatch | p.Sync) -> None:
-        """``watch``, ``unwatch`` and ``sync`` of a match."""
+        """``watch``, ``unwatch`` and ``sync`` of a match; for a match that is over, its
+        last state (the standings), whoever asks."""
+        try:
+            await self._watching(conn, msg)
+        except LobbyError as e:
+            if e.code != "match_not_found" or isinstance(msg, p.Unwatch):
+                raise
+            final = await self.final_snapshot(msg.match, conn.profile)
+            if final is None:
+                raise
+            conn.send(final)
+
+    async def _watching(self, conn: Conn, msg: p.Watch | p.Unwatch | p.Sync) -> None:
         here = self.runners.get(msg.match)
         if self.reaches_nodes and (here is None or here.moved):
             if isinstance(msg, p.Unwatch):
@@ -789,6 +801,33 @@ class MatchDesk:
         if isinstance(msg, p.Watch) and not seated:
             self._watch(runner, conn)
         runner.snapshot_for(conn)
+
+    async def final_snapshot(self, mid: str, profile: str) -> dict[str, Any] | None:
+        """The last state of a finished match, as ``profile`` saw it (its seat's view, or
+        the spectators'): for a socket that asks after the end, a player whose connection
+        dropped just before it, say. ``None`` unless the match is finished."""
+        sm = await self.db.stored(mid, status="finished")
+        if sm is None:
+            return None
+        try:
+            table = Table.restore(
+                sm.id,
+                Rules.from_dict(sm.rules),
+                seat_specs(sm.seats),
+                sm.seed,
+                sm.log,
+                self.clock.now(),
+                timing=self.settings.timing,
+                bot_budget=self.settings.bot_budget,
+            )
+        except (RestoreError, ValueError):
+            log.exception("match %s cannot be restored for its final state", mid)
+            return None
+        if not table.finished:
+            return None
+        seat = next((i for i, s in enumerate(sm.seats) if s.get("player_id") == profile), None)
+        snap = table.snapshot(seat, self.clock.now())
+        return {**snap, "lobby": sm.lobby} if sm.lobby is not None else snap
 
     # -- commands --------------------------------------------------------------------------
     def _runner(self, mid: str) -> MatchRunner:
