@@ -161,7 +161,7 @@ class RoundState(Kernel):
         """Deal ``deal`` and play the automatic opening (§5)."""
         if validate:
             deal.validate(rules)
-        self = cls.__new__(cls)
+        self = cls()
         self.rules = rules
         # sum == OR: a valid deal names every tile once.
         self._setup(

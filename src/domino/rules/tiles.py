@@ -54,7 +54,7 @@ class Tile:
         return _BY_HALVES[a * 7 + b]
 
     @staticmethod
-    def parse(text: str) -> Tile:
+    def parse(text: object) -> Tile:
         """Parse ``"6|2"`` (order of halves free, spaces allowed).
 
         Only the ASCII digits count: ``"٦|٢"`` or ``"²|4"`` are no tiles.
