@@ -480,7 +480,7 @@ class Kernel:
 
 
 Plan = tuple[int, bool, bool, bool, int, tuple[int, ...], tuple[int, ...], int]
-_PLANS: dict[int, tuple[Rules, Plan]] = {}
+_PLANS: Final[dict[int, tuple[Rules, Plan]]] = {}
 
 
 def plan_of(rules: Rules) -> Plan:

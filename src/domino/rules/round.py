@@ -92,13 +92,13 @@ class Event(NamedTuple):
         return None
 
 
-_new_event = tuple.__new__
+_new_event: Final = tuple.__new__
 #: Every play or pass event, made on first use: by move, ends before, seat, scored or not.
-_EVENTS: list[Event | None] = [None] * (MOVE_COUNT * ES_COUNT * 8)
+_EVENTS: Final[list[Event | None]] = [None] * (MOVE_COUNT * ES_COUNT * 8)
 #: Every draw event, made on first use: by seat, tile drawn, ends before.
-_DRAW_EVENTS: list[Event | None] = [None] * (4 * 28 * 49)
-_mask = attrgetter("mask")
-_index = attrgetter("index")
+_DRAW_EVENTS: Final[list[Event | None]] = [None] * (4 * 28 * 49)
+_mask: Final = attrgetter("mask")
+_index: Final = attrgetter("index")
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,6 +93,11 @@ class Tile:
     def __lt__(self, other: Tile) -> bool:
         return self.index < other.index
 
+    def __hash__(self) -> int:
+        # Equal is identical (interned). Spelled out: compiled with mypyc, a class that
+        # defines a comparison inherits no hash.
+        return self.index
+
 
 def _build() -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
     tiles: list[Tile] = []
