@@ -31,15 +31,25 @@ compiled_only = pytest.mark.skipif(
     not native.compiled(), reason="the rules modules run as pure Python here (not compiled)"
 )
 
-# Seeded rounds in every variant through the public API, illegal moves included, the bare
-# kernel's playouts, Meister's, and the parsers' refusals: everything as plain data.
+# Seeded rounds in every variant through the public API, illegal moves included, pickled and
+# copied, the bare kernel's playouts, and the parsers' refusals: everything as plain data.
 _WORK = """
-import json, random, sys
+import copy, json, pickle, random, sys
 sys.path.insert(0, sys.argv[1])
 from rules_support import VARIANTS
 from domino.rules import MOVES, RoundState, RulesError, Tile, Move, native, shuffled_deal
 from domino.rules.playout import pick, random_round
-from domino.rules.sample import greedy, playout
+
+
+def same(a, b):
+    if isinstance(a, RoundState):
+        return all(x == y for x, y in zip(state(a), state(b), strict=True))
+    return a == b and hash(a) == hash(b)
+
+
+def state(r):
+    return r.log, r.hands, r.lager, r.es, r.turn, r.side_fives, r.result, r.line_text()
+
 
 out = {"compiled": native.compiled(), "rounds": [], "playouts": [], "parse": []}
 rng = random.Random(14)
@@ -61,6 +71,9 @@ for rules in VARIANTS:
             moves.append(repr(ev))
         moves.append(r.line_text())
         moves.append(repr(r.result))
+        for value in (deal, r.result, r):  # pickled and copied (native classes too)
+            for twin in (pickle.loads(pickle.dumps(value)), copy.deepcopy(value), copy.copy(value)):
+                moves.append((type(twin).__name__, same(twin, value)))
         out["rounds"].append([deal.to_dict(), moves])
         out["playouts"].append(repr(random_round(rules, rng)))
         out["playouts"].append(repr(random_round(rules, rng, deal)))

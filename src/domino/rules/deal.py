@@ -30,6 +30,11 @@ class Deal:
     lager: tuple[Tile, ...] = ()
     out: tuple[Tile, ...] = ()
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Pickle and copy by the constructor: compiled with mypyc, the default way of a
+        # frozen dataclass (setting each field) is refused.
+        return (Deal, (self.hands, self.lager, self.out))
+
     def validate(self, rules: Rules) -> None:
         """Raise :class:`InvalidDealError` unless this deal fits ``rules`` exactly."""
         if len(self.hands) != rules.seats:

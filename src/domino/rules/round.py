@@ -122,6 +122,12 @@ class RoundResult:
     def totals(self) -> tuple[int, ...]:
         return tuple(p + f for p, f in zip(self.points, self.fives, strict=True))
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Pickle and copy by the constructor: compiled with mypyc, the default way of a
+        # frozen dataclass (setting each field) is refused.
+        fields = (self.reason, self.out_seat, self.winner, self.points, self.fives, self.pips)
+        return (RoundResult, (*fields, self.hands))
+
 
 def result_of(k: Kernel) -> RoundResult:
     """The :class:`RoundResult` of a finished kernel round (the kernel scores it, §7)."""
