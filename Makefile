@@ -12,14 +12,23 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
+DEPS := $(VENV)/.installed-deps
+$(DEPS): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
+	touch $(DEPS)
+
+# The rules kernel compiled with mypyc (mypy's, a dev dependency) into extension modules
+# beside their sources (gitignored); again whenever a source of domino.rules changes. If
+# that fails (no compiler, no headers), one warning line and the rules run as pure Python.
+# The .py files stay the source of truth: domino.rules.native ignores stale builds.
+$(STAMP): $(DEPS) tools/build_native.py $(wildcard src/domino/rules/*.py)
+	$(BIN)/python tools/build_native.py
 	touch $(STAMP)
 
 # The tests also cover the OpenSpiel game (tests/test_openspiel.py): `make test` adds the
-# optional extra; `make run` stays lean. Rebuilt whenever $(STAMP) is (pyproject.toml changed).
+# optional extra; `make run` stays lean. Rebuilt whenever $(DEPS) is (pyproject.toml changed).
 OS_STAMP := $(VENV)/.installed-openspiel
-$(OS_STAMP): $(STAMP)
+$(OS_STAMP): $(DEPS)
 	$(BIN)/pip install -q -e '.[dev,openspiel]'
 	touch $(OS_STAMP)
 
@@ -53,7 +62,7 @@ lint: $(STAMP)
 types: $(OS_STAMP)
 	$(BIN)/mypy
 
-unit: $(OS_STAMP)
+unit: $(STAMP) $(OS_STAMP)
 	$(BIN)/pytest
 
 test: $(STAMP) chromium haproxy lint types unit
@@ -68,7 +77,8 @@ bench: $(STAMP)
 	$(BIN)/domino bench engine
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build/native
+	rm -f src/domino/rules/*.so src/domino/rules/native.stamp
 
 # Reliability (docs/reliability.md): SIGKILL the server five times under load, nothing lost;
 # the load ramp with one flooder, the plot in docs/server-load.png; 1,000 audited matches.

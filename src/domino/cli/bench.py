@@ -11,6 +11,10 @@ process, interleaved repeat by repeat, for
 - ``dominoes``: PyPI ``dominoes`` (``Game.new()`` + ``make_move``), if installed;
 - ``openspiel``: OpenSpiel's ``python_team_dominoes``, if installed.
 
+The rules modules run compiled with mypyc when ``make`` could build them
+(``tools/build_native.py``, :mod:`domino.rules.native`), else as pure Python;
+the output says which.
+
 Every workload picks among legal options with the same primitive
 (:func:`domino.rules.playout.pick`, one ``rng.random()`` per real choice), so
 no side gains from a cheaper random source. Medians of the repeats are
@@ -25,7 +29,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from domino.rules import Mode, RoundState, Rules, shuffled_deal
+from domino.rules import Mode, RoundState, Rules, native, shuffled_deal
 from domino.rules.playout import pick, random_round
 
 Workload = Callable[[int, random.Random], None]
@@ -136,6 +140,11 @@ def run_engine(args: argparse.Namespace) -> int:
         else:
             works[name] = w
     print("Anchor workload: 4 seats, partnership, 28 tiles dealt, no draw, random legal plays")
+    print(
+        "(rules modules: "
+        + ("compiled with mypyc" if native.compiled() else "pure Python, not compiled")
+        + ")"
+    )
     res = measure(works, args.seconds, args.repeats, args.seed)
     for name, rate in res.items():
         print(f"  {name:<14} {rate:>10,.0f} rounds/s")

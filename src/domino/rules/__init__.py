@@ -5,6 +5,8 @@ No I/O, no clock, no logging, no global random state. Build a
 ``legal_moves()``, ``apply()`` moves, and show audiences only :func:`view`.
 """
 
+# First: whether the compiled modules (mypyc, built by `make`) or their sources are imported.
+from . import native  # noqa: F401
 from .config import MAX_ROUNDS, Mode, Rules
 from .deal import Deal, shuffled_deal
 from .errors import (

@@ -30,6 +30,11 @@ class Deal:
     lager: tuple[Tile, ...] = ()
     out: tuple[Tile, ...] = ()
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Pickle and copy by the constructor: compiled with mypyc, the default way of a
+        # frozen dataclass (setting each field) is refused.
+        return (Deal, (self.hands, self.lager, self.out))
+
     def validate(self, rules: Rules) -> None:
         """Raise :class:`InvalidDealError` unless this deal fits ``rules`` exactly."""
         if len(self.hands) != rules.seats:
@@ -146,7 +151,13 @@ def _lehmer(code: int, size: int) -> tuple[int, ...]:
 
 #: ``_TAIL_ORDER[c]`` picks, in order, the last seven tiles of the pool for code ``c``.
 _TAIL_ORDER: Final = tuple(itemgetter(*_lehmer(c, _TAIL)) for c in range(math.factorial(_TAIL)))
-_RADICES: Final = tuple(range(COUNT, _TAIL, -1))
+#: The 21 mixed-radix digits above the tail, in groups whose radices multiply to a small
+#: int: one big-int division per group, then the group's digits by small-int arithmetic
+#: (the same digits as dividing by one radix after the other).
+_GROUPS: Final[tuple[tuple[tuple[int, ...], int], ...]] = tuple(
+    (radices, math.prod(radices))
+    for radices in ((28, 27, 26, 25, 24, 23), (22, 21, 20, 19, 18), tuple(range(17, _TAIL, -1)))
+)
 
 
 def random_permutation(rng: random.Random) -> list[int]:
@@ -163,10 +174,11 @@ def random_permutation(rng: random.Random) -> list[int]:
     n = rng.randrange(_PERMUTATIONS)
     pool = list(range(COUNT))
     out: list[int] = []
-    pop = pool.pop
-    put = out.append
-    for k in _RADICES:
-        n, i = divmod(n, k)
-        put(pop(i))
+    for radices, size in _GROUPS:
+        r = n % size
+        n //= size
+        for k in radices:
+            out.append(pool.pop(r % k))
+            r //= k
     out.extend(_TAIL_ORDER[n](pool))
     return out

@@ -300,7 +300,7 @@ class Kernel:
     def from_masks(cls, rules: Rules, hands: list[int], lager: list[int]) -> Self:
         """A round dealt as ``hands`` (masks, taken over) and ``lager`` (tile ints, next
         draw last), opened (§5). The deal is trusted (see ``Deal.validate``)."""
-        k = cls.__new__(cls)
+        k = cls()
         k._setup(rules, hands, lager)
         k._open()
         return k
@@ -320,7 +320,7 @@ class Kernel:
         side_fives: list[int] | None = None,
     ) -> Self:
         """A round in the middle: the search bots' guessed states. Trusted as given."""
-        k = cls.__new__(cls)
+        k = cls()
         k._setup(rules, hands, lager)
         k.es = es
         k.turn = turn
@@ -480,7 +480,7 @@ class Kernel:
 
 
 Plan = tuple[int, bool, bool, bool, int, tuple[int, ...], tuple[int, ...], int]
-_PLANS: dict[int, tuple[Rules, Plan]] = {}
+_PLANS: Final[dict[int, tuple[Rules, Plan]]] = {}
 
 
 def plan_of(rules: Rules) -> Plan:

@@ -45,13 +45,13 @@ class Move:
         self.index = index
 
     @staticmethod
-    def play(tile: Tile, end: str) -> Move:
+    def play(tile: Tile, end: object) -> Move:
         if end not in ("L", "R"):
             raise InvalidMoveError(f"The end must be L or R, not {end!r}.", "bad_end")
         return MOVES[tile.index * 2 + (end == "R")]
 
     @staticmethod
-    def parse(text: str) -> Move:
+    def parse(text: object) -> Move:
         """Parse ``"6|2 L"``, ``"6|2 R"``, ``"D"`` (draw) or ``"P"`` (pass)."""
         if not isinstance(text, str):
             raise InvalidMoveError(

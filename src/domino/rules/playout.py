@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from operator import attrgetter
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from .config import Rules
 from .deal import Deal, random_permutation
@@ -24,8 +24,8 @@ from .round import RoundResult, result_of
 
 T = TypeVar("T")
 
-_mask = attrgetter("mask")
-_index = attrgetter("index")
+_mask: Final = attrgetter("mask")
+_index: Final = attrgetter("index")
 
 
 def pick(options: Sequence[T], rng: random.Random) -> T:

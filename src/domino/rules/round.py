@@ -92,13 +92,13 @@ class Event(NamedTuple):
         return None
 
 
-_new_event = tuple.__new__
+_new_event: Final = tuple.__new__
 #: Every play or pass event, made on first use: by move, ends before, seat, scored or not.
-_EVENTS: list[Event | None] = [None] * (MOVE_COUNT * ES_COUNT * 8)
+_EVENTS: Final[list[Event | None]] = [None] * (MOVE_COUNT * ES_COUNT * 8)
 #: Every draw event, made on first use: by seat, tile drawn, ends before.
-_DRAW_EVENTS: list[Event | None] = [None] * (4 * 28 * 49)
-_mask = attrgetter("mask")
-_index = attrgetter("index")
+_DRAW_EVENTS: Final[list[Event | None]] = [None] * (4 * 28 * 49)
+_mask: Final = attrgetter("mask")
+_index: Final = attrgetter("index")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +121,12 @@ class RoundResult:
     @property
     def totals(self) -> tuple[int, ...]:
         return tuple(p + f for p, f in zip(self.points, self.fives, strict=True))
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Pickle and copy by the constructor: compiled with mypyc, the default way of a
+        # frozen dataclass (setting each field) is refused.
+        fields = (self.reason, self.out_seat, self.winner, self.points, self.fives, self.pips)
+        return (RoundResult, (*fields, self.hands))
 
 
 def result_of(k: Kernel) -> RoundResult:
@@ -161,7 +167,7 @@ class RoundState(Kernel):
         """Deal ``deal`` and play the automatic opening (§5)."""
         if validate:
             deal.validate(rules)
-        self = cls.__new__(cls)
+        self = cls()
         self.rules = rules
         # sum == OR: a valid deal names every tile once.
         self._setup(

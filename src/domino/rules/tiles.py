@@ -54,7 +54,7 @@ class Tile:
         return _BY_HALVES[a * 7 + b]
 
     @staticmethod
-    def parse(text: str) -> Tile:
+    def parse(text: object) -> Tile:
         """Parse ``"6|2"`` (order of halves free, spaces allowed).
 
         Only the ASCII digits count: ``"٦|٢"`` or ``"²|4"`` are no tiles.
@@ -92,6 +92,11 @@ class Tile:
 
     def __lt__(self, other: Tile) -> bool:
         return self.index < other.index
+
+    def __hash__(self) -> int:
+        # Equal is identical (interned). Spelled out: compiled with mypyc, a class that
+        # defines a comparison inherits no hash.
+        return self.index
 
 
 def _build() -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:

@@ -1,0 +1,108 @@
+"""Which rules modules may run compiled, and whether the compiled ones are current.
+
+``make .venv/.installed`` (``tools/build_native.py``) compiles :data:`COMPILED`
+with mypyc into extension modules beside their sources (gitignored build
+artifacts) and writes :data:`STAMP`: the SHA-256 of each source it compiled.
+The ``.py`` files stay the source of truth: :func:`guard` (run when
+``domino.rules`` imports this module, before any other) loads the pure-Python
+modules instead of the compiled ones when
+
+- a source changed since it was compiled (the stamp does not match; a one-line
+  warning says so), or
+- the environment sets ``DOMINO_PURE_PYTHON=1`` (the test comparing both ways).
+
+Without compiled modules (no compiler, or never built) Python imports the
+sources anyway. This module imports nothing of ``domino`` and is never compiled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from types import ModuleType
+from typing import Final
+
+HERE: Final = Path(__file__).parent
+#: The modules of ``domino.rules`` compiled together (one mypyc group).
+COMPILED: Final = ("kernel", "round", "playout", "deal", "tiles", "moves")
+#: The mypyc group: its shared library is the extension ``domino.rules.native__mypyc``.
+GROUP: Final = "domino.rules.native"
+STAMP: Final = HERE / "native.stamp"
+ENV: Final = "DOMINO_PURE_PYTHON"
+
+
+def digests() -> dict[str, str]:
+    """The SHA-256 of each compiled module's source as it is now."""
+    return {m: hashlib.sha256((HERE / f"{m}.py").read_bytes()).hexdigest() for m in COMPILED}
+
+
+def stamp_text() -> str:
+    """What :data:`STAMP` holds after a build of the sources as they are now."""
+    return json.dumps({"cache_tag": sys.implementation.cache_tag, "sources": digests()})
+
+
+def built() -> bool:
+    """Whether a compiled module for this interpreter lies beside the sources."""
+    return any(
+        (HERE / f"{m}{suffix}").exists()
+        for m in COMPILED
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES
+    )
+
+
+def current() -> bool:
+    """Whether the stamp matches the sources (the compiled modules are theirs)."""
+    try:
+        return STAMP.read_text() == stamp_text()
+    except OSError:
+        return False
+
+
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Finds the ``.py`` source of the modules in :data:`COMPILED`, never the extension."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        package, _, name = fullname.rpartition(".")
+        if package != __package__ or name not in COMPILED:
+            return None
+        return importlib.util.spec_from_file_location(fullname, HERE / f"{name}.py")
+
+
+def pure() -> bool:
+    """Whether the rules run as pure Python (no compiled module is, or will be, loaded)."""
+    return any(isinstance(f, _SourceFinder) for f in sys.meta_path) or not built()
+
+
+def guard() -> None:
+    """Make ``domino.rules`` import its sources when the compiled modules must not be used."""
+    if pure() or any(f"{__package__}.{m}" in sys.modules for m in COMPILED):
+        return
+    if os.environ.get(ENV, "") in ("", "0"):
+        if current():
+            return
+        print(
+            "domino: the compiled rules modules do not match their sources; running pure "
+            "Python (`make .venv/.installed` compiles them again)",
+            file=sys.stderr,
+        )
+    sys.meta_path.insert(0, _SourceFinder())
+
+
+def compiled() -> bool:
+    """Whether the loaded rules kernel is the compiled one."""
+    kernel = sys.modules.get(f"{__package__}.kernel")
+    return kernel is not None and not str(getattr(kernel, "__file__", "")).endswith(".py")
+
+
+if __package__ == "domino.rules":  # not when tools/build_native.py loads this file by path
+    guard()
