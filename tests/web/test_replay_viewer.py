@@ -429,3 +429,19 @@ def test_the_profile_pages_through_its_matches(
         wait_position(page, 1, 0)
         assert page.url.endswith(f"#/replay/{mids[0]}/1/0")
         assert_no_js_errors(page)
+
+
+def test_the_match_address_after_the_end_shows_the_standings(
+    finished: dict[str, Any], server: str, browser: Any
+) -> None:
+    # Rita comes back to her match's address after it ended (a reload, a dropped
+    # connection): the welcome names no seat any more, the page asks for the match and
+    # the server answers with its last state: the standings, not the start page.
+    page = new_page(browser, **DESKTOP, storage_state=finished["storage"])
+    page.goto(f"{server}/#/match/{finished['id']}")
+    end = page.locator(MATCH_END)
+    end.wait_for()
+    text = end.inner_text()
+    assert "Spielende" in text and "Du" in text and "Platz" in text
+    assert page.url.endswith(f"#/match/{finished['id']}")
+    assert_no_js_errors(page)
