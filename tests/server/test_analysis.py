@@ -11,6 +11,9 @@ import json
 import os
 import random
 import signal
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -239,26 +242,78 @@ def test_a_dead_worker_process_is_replaced_and_the_match_analysed_later(tmp_path
         assert h.tc.get(f"/api/matches/{mid}/analysis").status_code == 200
 
 
-def test_a_server_asked_to_starts_its_analysis_workers_with_itself(tmp_path: Path) -> None:
-    # domino serve does: the processes' start (the forkserver's imports) falls before
-    # anyone plays, and from a thread, never on the event loop.
-    with harness(tmp_path / "warm", analysis_warm=True, analysis_workers=2) as h:
+KILLED_SERVER = """
+import asyncio, os, sys
+from domino.server import Settings
+from domino.server.analysis import AnalysisDesk
+from domino.server.db import Database
+
+async def main() -> None:
+    settings = Settings(data_dir=sys.argv[1], analysis_workers=2)
+    desk = AnalysisDesk(settings, Database(f"sqlite+aiosqlite:///{sys.argv[1]}/s.db"), "n")
+    desk._ensure_started()
+    await desk._warming
+    print(" ".join(str(pid) for pid in desk._pool._processes), flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+def _gone(pids: list[int]) -> bool:
+    out = True
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                out = out and f.read().split()[2] == "Z"  # a zombie has ended
+        except OSError:
+            pass
+    return out
+
+
+def _until_gone(pids: list[int]) -> None:
+    deadline = time.monotonic() + 60  # a bound on a stuck process, not a timing assertion
+    while not _gone(pids):
+        assert time.monotonic() < deadline, f"still running: {pids}"
+        time.sleep(0.05)
+
+
+def test_the_analysis_processes_end_with_their_server(tmp_path: Path) -> None:
+    # A stopped server kills its workers (in the idle class they might not run for long on
+    # a busy machine, and the exit would wait for them); a killed one (kill -9) leaves
+    # neither its workers nor their forkserver behind, though a pool's workers would
+    # otherwise wait for work forever.
+    with harness(tmp_path / "stopped", analysis_workers=2) as h:
         desk = h.service.analyses
 
-        async def started() -> int:
+        async def start() -> list[int]:
+            desk._ensure_started()
             assert desk._warming is not None
             await desk._warming
             assert desk._pool is not None
-            return len(desk._pool._processes)
+            return list(desk._pool._processes)
 
-        assert h.tc.portal.call(started) == 2
-        _, mid = finished_match(h)
-        assert h.tc.get(f"/api/matches/{mid}/analysis").status_code == 202
-        h.tc.portal.call(desk.idle)
-        assert h.tc.get(f"/api/matches/{mid}/analysis").status_code == 200
-    # By default (tests, which start many servers) they start with the first analysis.
-    with harness(tmp_path / "lazy") as h:
-        assert h.service.analyses._pool is None
+        pids = h.tc.portal.call(start)
+        assert len(pids) == 2
+        h.tc.portal.call(desk.stop)
+        _until_gone(pids)
+
+    data = tmp_path / "killed"
+    data.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_SERVER, str(data)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        workers = [int(x) for x in proc.stdout.readline().split()]
+        assert len(workers) == 2
+        with open(f"/proc/{workers[0]}/stat") as f:
+            forkserver = int(f.read().split()[3])  # the workers' parent
+        assert forkserver != proc.pid
+    finally:
+        proc.kill()
+        proc.wait(10)
+    _until_gone([*workers, forkserver])
 
 
 def test_the_queue_is_bounded(tmp_path: Path) -> None:

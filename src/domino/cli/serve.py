@@ -169,7 +169,6 @@ def run(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         timing=timing,
         gc_policy=GcPolicy(),
-        analysis_warm=True,
     )
     if args.signin_budget is not None:
         burst, rate = args.signin_budget

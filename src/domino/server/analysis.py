@@ -47,7 +47,29 @@ log = logging.getLogger("domino.server.analysis")
 
 def _lower_priority(nice: int) -> None:  # pragma: no cover - runs in the worker process
     """Make this worker yield to everything else: Linux's idle scheduling class (it runs
-    only on a CPU nothing else wants), else ``nice``."""
+    only on a CPU nothing else wants), else ``nice``; and make it end with the server.
+
+    A pool's worker waits for work forever once its server is killed (``kill -9``), and
+    it holds the forkserver's liveness pipe open, so the forkserver stays too: each killed
+    server would leave both behind. So the worker lets go of that pipe (it starts no
+    processes itself): the forkserver ends when the server does, and the worker is killed
+    when its parent, the forkserver, ends (Linux's parent-death signal)."""
+    with contextlib.suppress(Exception):
+        from multiprocessing import forkserver
+
+        server: Any = forkserver._forkserver
+        alive = getattr(server, "_forkserver_alive_fd", None)
+        if alive is not None:
+            os.close(alive)
+            server._forkserver_alive_fd = None
+    with contextlib.suppress(Exception):
+        import ctypes
+        import signal
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+        if os.getppid() == 1:  # the forkserver ended already
+            os._exit(0)
     with contextlib.suppress(OSError):
         os.nice(nice)
     idle = getattr(os, "SCHED_IDLE", None)
@@ -58,6 +80,17 @@ def _lower_priority(nice: int) -> None:  # pragma: no cover - runs in the worker
 
 def _ready() -> None:  # pragma: no cover - runs in the worker process
     """Nothing: submitted once per worker so that the pool starts its processes."""
+
+
+def _close(pool: ProcessPoolExecutor) -> None:
+    """Shut ``pool`` down and kill its workers. They run only on idle CPU: on a busy
+    machine they might never get to read the request to stop, and the interpreter's exit
+    waits for them. They hold nothing that matters: a claim goes stale and is taken over."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.kill()
 
 
 def judged_moves(record: Mapping[str, Any], entries: list[dict[str, Any]]) -> frozenset[MoveRef]:
@@ -162,21 +195,15 @@ class AnalysisDesk:
             loop.create_task(self._work()) for _ in range(self.settings.analysis_workers)
         ]
 
-    def warm(self) -> None:
-        """Start the worker processes now (``domino serve`` does, at its start) rather
-        than with the first analysis: their start (the forkserver importing the code)
-        takes a core for a moment, better before anyone plays than beside live matches."""
-        if self.settings.analysis_workers >= 1:
-            self._ensure_started()
-
     async def _start_processes(self, pool: ProcessPoolExecutor) -> None:
         # Submitting to a process pool starts its missing processes in the submitting
         # thread, and a forkserver answers only once it has imported the code: done on the
         # event loop, that would hold up every live match meanwhile. So one task per worker
-        # is submitted from a thread, and the analyses wait for them.
+        # is submitted from a thread (not waited for: the workers run only on idle CPU),
+        # and the analyses are submitted after it.
         def start() -> None:
-            for f in [pool.submit(_ready) for _ in range(self.settings.analysis_workers)]:
-                f.result()
+            for _ in range(self.settings.analysis_workers):
+                pool.submit(_ready)
 
         try:
             await asyncio.to_thread(start)
@@ -192,7 +219,7 @@ class AnalysisDesk:
         self._warming = None
         self._workers = []
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            _close(self._pool)
             self._pool = None
 
     async def idle(self) -> None:
@@ -265,7 +292,7 @@ class AnalysisDesk:
                 # A fresh pool; the claim is left to go stale and be taken again.
                 log.warning("analysis of %s: the worker process died", job.mid)
                 if self._pool is not None:
-                    self._pool.shutdown(wait=False, cancel_futures=True)
+                    _close(self._pool)
                 self._pool = self._new_pool()
                 self._warming = asyncio.get_running_loop().create_task(
                     self._start_processes(self._pool)

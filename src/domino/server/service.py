@@ -160,8 +160,6 @@ class Service:
         await self.lobby_desk.load()
         await self.match_desk.resume()
         await self.lobby_desk.reconcile()
-        if self.settings.analysis_warm:
-            self.analyses.warm()
 
     async def stop(self) -> None:
         """Stop every match task and close the database (matches resume on start)."""

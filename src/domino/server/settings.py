@@ -79,9 +79,6 @@ class Settings:
     analysis_nice: int = 10
     analysis_stale: float = 60.0
     analysis_hindsight: bool = True
-    # Start the workers with the server rather than with the first analysis (``domino
-    # serve`` does; tests, which start many servers, leave it off).
-    analysis_warm: bool = False
     # The garbage collector's policy for a serving process (server/gcpolicy.py); None
     # leaves the interpreter's defaults (tests run many servers in one process).
     gc_policy: GcPolicy | None = None
