@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 
+from .harness import Client, Harness
 from .test_failover import (  # noqa: F401 (prefix: the fixture)
     BOUND,
     crash,
@@ -275,6 +276,24 @@ def test_a_request_reaching_a_node_in_the_middle_of_its_takeover_waits_for_it(
         c.close()
 
 
+def anna_and_her_window(a: Harness, b: Harness) -> tuple[Client, str, int, Client, dict[str, Any]]:
+    """Anna against a bot on node ``a``, at her turn, and her second window on node ``b``
+    with its first snapshot: ``(anna, match, version, window, snapshot)``."""
+    anna, st = match_on(a)
+    mid = st["match_id"]
+    until_turn(a, mid, 0)
+    v = a.service.runners[mid].table.version
+    far = b.connect(anna.token, "Anna")
+    snap = recv_within(far, lambda m: m["type"] == "state")
+    return anna, mid, v, far, snap
+
+
+def answered_by_a_state(far: Client, v: int) -> None:
+    """``far``'s next answer is the state after its move at ``v`` (not an error)."""
+    seen = recv_within(far, lambda m: m["type"] == "error" or m.get("v", 0) > v)
+    assert seen["type"] == "state" and seen["you"] == 0, seen
+
+
 def test_a_move_reaching_the_old_owner_while_it_takes_the_match_back_waits_for_it(
     tmp_path: Path,
     prefix: str,  # noqa: F811
@@ -286,12 +305,7 @@ def test_a_move_reaching_the_old_owner_while_it_takes_the_match_back_waits_for_i
     a = node(tmp_path, prefix, "a")
     b = node(tmp_path, prefix, "b")
     try:
-        anna, st = match_on(a)
-        mid = st["match_id"]
-        until_turn(a, mid, 0)
-        v = a.service.runners[mid].table.version
-        far = b.connect(anna.token, "Anna")
-        snap = recv_within(far, lambda m: m["type"] == "state")
+        _, mid, v, far, snap = anna_and_her_window(a, b)
         desk = a.service.match_desk
         leases = desk.leases
         assert leases is not None
@@ -320,8 +334,7 @@ def test_a_move_reaching_the_old_owner_while_it_takes_the_match_back_waits_for_i
         move = snap["view"]["legal"][0]
         far.send({"type": "move", "match": mid, "move": move, "v": v, "ref": "back"})
         a.tc.portal.call(end)
-        seen = recv_within(far, lambda m: m["type"] == "error" or m.get("v", 0) > v)
-        assert seen["type"] == "state" and seen["you"] == 0, seen
+        answered_by_a_state(far, v)
         assert a.service.runners[mid].table.version == v + 1
     finally:
         a.close()
@@ -339,12 +352,7 @@ def test_a_move_reaching_a_node_after_it_gave_the_match_up_goes_on_to_the_new_ow
     a = node(tmp_path, prefix, "a")
     b = node(tmp_path, prefix, "b")
     try:
-        anna, st = match_on(a)
-        mid = st["match_id"]
-        until_turn(a, mid, 0)
-        v = a.service.runners[mid].table.version
-        far = b.connect(anna.token, "Anna")
-        snap = recv_within(far, lambda m: m["type"] == "state")
+        _, mid, v, far, snap = anna_and_her_window(a, b)
         crash(a, mid)
 
         async def lose() -> None:
@@ -371,8 +379,7 @@ def test_a_move_reaching_a_node_after_it_gave_the_match_up_goes_on_to_the_new_ow
             )
 
         b.tc.portal.call(stale)
-        seen = recv_within(far, lambda m: m["type"] == "error" or m.get("v", 0) > v)
-        assert seen["type"] == "state" and seen["you"] == 0, seen
+        answered_by_a_state(far, v)
         assert b.service.runners[mid].table.version == v + 1
     finally:
         a.close()
@@ -393,13 +400,8 @@ def test_sockets_of_a_node_whose_subscriber_was_away_get_a_fresh_snapshot_when_i
     a = node(tmp_path, prefix, "a")
     b = node(tmp_path, prefix, "b")
     try:
-        anna, st = match_on(a)
-        mid = st["match_id"]
+        anna, mid, v, far, _ = anna_and_her_window(a, b)
         runner = a.service.runners[mid]
-        until_turn(a, mid, 0)
-        v = runner.table.version
-        far = b.connect(anna.token, "Anna")
-        recv_within(far, lambda m: m["type"] == "state")
         carl = b.person("Carl")
         carl.request({"type": "watch", "match": mid}, "state")
 

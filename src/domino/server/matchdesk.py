@@ -144,11 +144,11 @@ class MatchDesk:
             if sm is not None:
                 await self._restore(sm, fence)
 
-    async def _restore(self, sm: StoredMatch, fence: int) -> MatchRunner | None:
-        """Rebuild a stored match's table (clocks re-armed, ``Timing.grace`` added) and
-        start it under ``fence``."""
+    def _table_of(self, sm: StoredMatch) -> Table | None:
+        """A stored match's table, rebuilt from its log (clocks re-armed, ``Timing.grace``
+        added); ``None`` (logged) if the log cannot be replayed."""
         try:
-            table = Table.restore(
+            return Table.restore(
                 sm.id,
                 Rules.from_dict(sm.rules),
                 seat_specs(sm.seats),
@@ -159,7 +159,14 @@ class MatchDesk:
                 bot_budget=self.settings.bot_budget,
             )
         except (RestoreError, ValueError):
-            log.exception("match %s cannot be restored; left as it is", sm.id)
+            log.exception("match %s cannot be restored", sm.id)
+            return None
+
+    async def _restore(self, sm: StoredMatch, fence: int) -> MatchRunner | None:
+        """Rebuild a stored match's table and start it under ``fence`` (``None``: its log
+        cannot be replayed; the match is left as it is)."""
+        table = self._table_of(sm)
+        if table is None:
             return None
         runner = MatchRunner(self.env, table, sm.lobby, sm.started_at, fence)
         self.runners[sm.id] = runner
@@ -807,23 +814,8 @@ class MatchDesk:
         the spectators'): for a socket that asks after the end, a player whose connection
         dropped just before it, say. ``None`` unless the match is finished."""
         sm = await self.db.stored(mid, status="finished")
-        if sm is None:
-            return None
-        try:
-            table = Table.restore(
-                sm.id,
-                Rules.from_dict(sm.rules),
-                seat_specs(sm.seats),
-                sm.seed,
-                sm.log,
-                self.clock.now(),
-                timing=self.settings.timing,
-                bot_budget=self.settings.bot_budget,
-            )
-        except (RestoreError, ValueError):
-            log.exception("match %s cannot be restored for its final state", mid)
-            return None
-        if not table.finished:
+        table = self._table_of(sm) if sm is not None else None
+        if sm is None or table is None or not table.finished:
             return None
         seat = next((i for i, s in enumerate(sm.seats) if s.get("player_id") == profile), None)
         snap = table.snapshot(seat, self.clock.now())
