@@ -21,10 +21,12 @@ same way. A cut search depends on timing, so its caller must log the move
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 
-from domino.rules import Move, SeatView
+from domino.rules import MAX_ROUNDS, TILES, Move, SeatView
+from domino.rules.kernel import BIT, ES_COUNT, FIT, FIVES, OPEN_ES, PLACE
 from domino.rules.sample import Hypothesis, playout
 
 from .base import ends_after, hand_mask
@@ -37,6 +39,16 @@ DEFAULT_PLAYOUTS = 600
 MIN_GUESSES = 24
 # Tries to satisfy every slot's constraints before a guess relaxes them.
 TRIES = 20
+#: Playouts with the blocking policy (:func:`domino.rules.sample.greedy_block_es`).
+BLOCK = True
+#: Temperature (pips) of :func:`plausibility`; ``None`` samples guesses uniformly.
+TAU: float | None = 3.0
+#: Guesses tried per accepted one when weighing them by plausibility.
+WEIGH_TRIES = 8
+#: Points a playout's value gains (loses) when the match would end won (lost) with it.
+MATCH_WEIGHT = 0.0
+#: Successive halving over the candidates (:func:`schedule`) instead of a uniform search.
+HALVING = False
 
 
 def guess(know: Knowledge, view: SeatView, rng: random.Random) -> Hypothesis:
@@ -81,6 +93,112 @@ def guess(know: Knowledge, view: SeatView, rng: random.Random) -> Hypothesis:
     raise AssertionError("unreachable: the last attempt ignores the constraints")
 
 
+#: A past play by another seat whose hand at that moment a guess determines: the seat,
+#: the ends state before, the move (``Move.index``) and the tiles that seat played from
+#: then on (this one included): with its hand now, the hand it held.
+PastPlay = tuple[int, int, int, int]
+
+
+def past_plays(view: SeatView) -> list[PastPlay]:
+    """The other seats' plays this round that a guess can judge: those with no draw by
+    the same seat after them (then the guessed hand plus the tiles played since is the
+    hand the seat held; a tile drawn later would be in the guess but not in that hand)."""
+    me = view.seat
+    es = 0
+    raw: list[tuple[int, int, int]] = []
+    for ev in view.history:
+        if ev.kind == "open":
+            assert ev.tile is not None
+            es = OPEN_ES[ev.tile.index]
+        elif ev.kind == "play":
+            assert ev.tile is not None
+            mv = ev.tile.index * 2 + (ev.end == "R")
+            raw.append((ev.seat, es, mv))
+            es = PLACE[mv * ES_COUNT + es]
+        elif ev.kind == "draw":
+            raw.append((ev.seat, -1, -1))
+    out: list[PastPlay] = []
+    after = [0] * view.rules.seats
+    drew = [False] * view.rules.seats
+    for s, es_before, mv in reversed(raw):
+        if mv < 0:
+            drew[s] = True
+            continue
+        after[s] |= BIT[mv]
+        if s != me and not drew[s]:
+            out.append((s, es_before, mv, after[s]))
+    out.reverse()
+    return out
+
+
+def _play_value(hand: int, mv: int, es: int, fives: bool) -> float:
+    # Fortgeschritten's value (simple.play_score) of play ``mv`` from ``hand`` on ends ``es``.
+    t = TILES[mv >> 1]
+    rest = hand & ~BIT[mv]
+    if not rest:
+        return 1000.0 + t.pips
+    new = PLACE[mv * ES_COUNT + es]
+    follow = (rest & FIT[new]).bit_count()
+    v = float(t.pips)
+    if follow:
+        v += 6.0 + 1.5 * follow
+    if t.is_double:
+        v += 3.0
+    if fives:
+        v += 2.0 * FIVES[new]
+    return v
+
+
+def plausibility(plays: list[PastPlay], hyp: Hypothesis, fives: bool, tau: float) -> float:
+    """How well ``hyp`` explains the other seats' past plays, in (0, 1]: per play
+    ``exp(-(best - chosen) / tau)``, the values Fortgeschritten's (a Profi-like player
+    prefers heavy tiles it can follow up); 1 when every play was the best in its hand."""
+    loss = 0.0
+    hands = hyp.hands
+    for s, es, mv, after in plays:
+        hand = hands[s] | after
+        fit = hand & FIT[es]
+        if not fit & (fit - 1):
+            continue  # one fitting tile: no choice to judge
+        chosen = _play_value(hand, mv, es, fives)
+        best = chosen
+        m = fit
+        while m:
+            low = m & -m
+            m ^= low
+            t2 = (low.bit_length() - 1) * 2
+            for mv2 in (t2, t2 + 1):
+                if mv2 != mv and PLACE[mv2 * ES_COUNT + es] >= 0:
+                    v = _play_value(hand, mv2, es, fives)
+                    if v > best:
+                        best = v
+        loss += best - chosen
+    return math.exp(-loss / tau)
+
+
+def schedule(count: int, playouts: int, halving: bool) -> list[int]:
+    """Guesses per phase of the search over ``count`` candidates with about ``playouts``
+    playouts. Without ``halving`` one phase in which every candidate meets every guess
+    (at least :data:`MIN_GUESSES`). With it, successive halving: ``ceil(log2(count))``
+    phases share the playouts equally, and after each phase the worse half of the
+    candidates drops out (the first phase still has at least :data:`MIN_GUESSES`).
+
+    >>> schedule(4, 600, False), schedule(4, 600, True), schedule(2, 600, True)
+    ([150], [75, 150], [300])
+    """
+    if not halving or count <= 2:
+        return [max(MIN_GUESSES, -(-playouts // count))]
+    phases = (count - 1).bit_length()
+    share = playouts // phases
+    out = []
+    alive = count
+    for p in range(phases):
+        g = -(-share // alive)
+        out.append(max(MIN_GUESSES, g) if p == 0 else g)
+        alive = max(2, (alive + 1) // 2) if alive > 2 else alive
+    return out
+
+
 def candidates(view: SeatView) -> list[Move]:
     """The legal moves worth searching: plays that lead to different positions, and a pass
     after drawing a fitting tile (keeping it may be right)."""
@@ -111,6 +229,11 @@ class Meister:
         deadline: Callable[[], bool] | None = None,
         budget: float | None = None,
         clock: Callable[[], float] | None = None,
+        block: bool = BLOCK,
+        tau: float | None = TAU,
+        tries: int = WEIGH_TRIES,
+        match_weight: float = MATCH_WEIGHT,
+        halving: bool = HALVING,
     ) -> None:
         if budget is not None and clock is None:
             raise ValueError("A time budget needs a clock to measure it with.")
@@ -121,6 +244,31 @@ class Meister:
         self.deadline = deadline
         self.budget = budget
         self.clock = clock
+        self.block = block
+        self.tau = tau
+        self.tries = tries
+        self.match_weight = match_weight
+        self.halving = halving
+
+    def _guess(self, know: Knowledge, view: SeatView, plays: list[PastPlay]) -> Hypothesis:
+        """A guess, accepted with its :func:`plausibility` (rejection sampling; after
+        ``tries`` rejections the most plausible one seen)."""
+        rng = self.rng
+        tau = self.tau
+        hyp = guess(know, view, rng)
+        if tau is None or not plays:
+            return hyp
+        fives = view.rules.fives
+        best, best_w = hyp, -1.0
+        for k in range(self.tries):
+            if k:
+                hyp = guess(know, view, rng)
+            w = plausibility(plays, hyp, fives, tau)
+            if rng.random() < w:
+                return hyp
+            if w > best_w:
+                best, best_w = hyp, w
+        return best
 
     def choose(self, view: SeatView) -> Move:
         """The candidate with the best average margin over the guesses (done in time)."""
@@ -133,19 +281,28 @@ class Meister:
         rules = view.rules
         side = rules.side_of(view.seat)
         others = rules.sides - 1
-        guesses = max(MIN_GUESSES, -(-self.playouts // len(cands)))
         totals = [0.0] * len(cands)
-        for _ in range(guesses):
-            hyp = guess(know, view, self.rng)
-            for k, m in enumerate(cands):
-                pts = playout(view, hyp, m)
-                mine = pts[side]
-                totals[k] += mine - (sum(pts) - mine) / others
-            if stop is not None and stop():
-                break
+        plays = past_plays(view) if self.tau is not None else []
+        block = self.block
+        value = self._valuer(view, side, others)
+        alive = list(range(len(cands)))
+        for guesses in schedule(len(cands), self.playouts, self.halving):
+            for _ in range(guesses):
+                hyp = self._guess(know, view, plays)
+                for k in alive:
+                    totals[k] += value(playout(view, hyp, cands[k], block=block))
+                if stop is not None and stop():
+                    break
+            else:
+                # Every survivor saw the same guesses: keep the better half for the next phase.
+                if len(alive) > 2:
+                    alive.sort(key=lambda k: (-totals[k], k))
+                    alive = sorted(alive[: (len(alive) + 1) // 2])
+                continue
+            break
         # Ties (rare with margins) go to Profi's preference, then the lower move index.
         best = max(
-            range(len(cands)),
+            alive,
             key=lambda k: (
                 totals[k],
                 profi_score(view, know, cands[k]) if cands[k].is_play else -1e9,
@@ -153,6 +310,36 @@ class Meister:
             ),
         )
         return cands[best]
+
+    def _valuer(self, view: SeatView, side: int, others: int) -> Callable[[tuple[int, ...]], float]:
+        """The value of a playout's points per side: the margin of ``side`` (its points
+        minus the others' mean), plus ``match_weight`` if the match would end with that
+        side alone in first place, minus it if it would end with another side first."""
+        w = self.match_weight
+        if not w:
+
+            def margin(pts: tuple[int, ...]) -> float:
+                mine = pts[side]
+                return mine - (sum(pts) - mine) / others
+
+            return margin
+        scores = view.scores
+        target = view.rules.target_points
+        last = view.round_no >= MAX_ROUNDS
+
+        def match(pts: tuple[int, ...]) -> float:
+            mine = pts[side]
+            v = mine - (sum(pts) - mine) / others
+            final = [a + b for a, b in zip(scores, pts, strict=True)]
+            top = max(final)
+            if last or top >= target:
+                if final[side] < top:
+                    v -= w
+                elif final.count(top) == 1:
+                    v += w
+            return v
+
+        return match
 
     def _stop(self) -> Callable[[], bool] | None:
         """The predicate that ends this decision's search early, or ``None`` (never)."""
