@@ -10,9 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domino.bots import auto_move
-from domino.bots.knowledge import infer
-from domino.bots.meister import Meister, past_plays, plausibility
+from domino.bots.knowledge import Knowledge, infer
+from domino.bots.meister import Meister, guess, guess_slots, held_hand, past_plays, plausibility
 from domino.rules import WITH, MatchState, Mode, RoundState, Rules, view
+from domino.rules.kernel import BIT
 from domino.rules.sample import Hypothesis, check
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -51,6 +52,33 @@ def _truth(r: RoundState) -> Hypothesis:
     return Hypothesis(tuple(r.hands), tuple(r.lager), r.out)
 
 
+def _true_where(r: RoundState, know: Knowledge) -> tuple[tuple[int, ...], ...] | None:
+    """The true tile of every slot of ``know``, when the model's account of who drew
+    what when agrees with the truth (else ``None``: then no slot assignment is true)."""
+    birth_of: dict[int, int] = {}  # tile -> history index of the event it came in with
+    for idx, ev in enumerate(r.log):
+        if ev.kind == "draw":
+            assert ev.tile is not None
+            birth_of[ev.tile.index] = idx
+    for idx, b in know.sources:
+        ev = r.log[idx]
+        assert ev.tile is not None
+        if birth_of.get(ev.tile.index, 0) != b:
+            return None
+    where = []
+    for s, births in enumerate(know.births):
+        tiles = [i for i in range(28) if r.hands[s] >> i & 1] if births else []
+        row = []
+        for b in births:
+            match = [t for t in tiles if birth_of.get(t, 0) == b]
+            if not match:
+                return None
+            tiles.remove(match[0])
+            row.append(match[0])
+        where.append(tuple(row))
+    return tuple(where)
+
+
 @SETTINGS
 @given(rules=rules_st, seed=seeds, steps=st.integers(min_value=0, max_value=40))
 def test_past_plays_rebuild_the_hand_each_seat_held(rules: Rules, seed: int, steps: int) -> None:
@@ -59,12 +87,22 @@ def test_past_plays_rebuild_the_hand_each_seat_held(rules: Rules, seed: int, ste
         return
     me = r.turn
     v = view(r, me)
-    for s, es, mv, after in past_plays(v):
+    know = infer(v)
+    where = _true_where(r, know)
+    plays = past_plays(v, know)
+    for play in plays:
+        s, es, mv, after, held = play
         assert s != me
         hand, es_then = before[mv]
         assert es == es_then
-        # The hand of now plus the tiles played since (this one too) is the hand of then.
-        assert r.hands[s] | after == hand
+        assert after & BIT[mv]
+        if where is not None:  # the model's account of who drew what is the true one
+            assert after & hand == after  # played since, held then
+            assert held_hand(play, _truth(r), where) == hand
+        if not rules.draws:
+            assert held is None
+            # The hand of now plus the tiles played since (this one too) is the hand of then.
+            assert r.hands[s] | after == hand
 
 
 @SETTINGS
@@ -76,7 +114,10 @@ def test_fortgeschritten_plays_are_fully_plausible_in_the_true_deal(
     if r.over:
         return
     v = view(r, r.turn)
-    assert plausibility(past_plays(v), _truth(r), rules.fives, 3.0) == 1.0
+    know = infer(v)
+    where = _true_where(r, know)
+    if where is not None:
+        assert plausibility(past_plays(v, know), _truth(r), where, rules.fives, 3.0) == 1.0
 
 
 @SETTINGS
@@ -88,11 +129,32 @@ def test_plausibility_is_a_probability_and_random_play_is_less_plausible(
     if r.over:
         return
     v = view(r, r.turn)
-    plays = past_plays(v)
-    w = plausibility(plays, _truth(r), rules.fives, 3.0)
+    know = infer(v)
+    hyp, where = guess_slots(know, v, random.Random(seed))
+    plays = past_plays(v, know)
+    w = plausibility(plays, hyp, where, rules.fives, 3.0)
     assert 0.0 < w <= 1.0
     # A colder temperature never makes a deal more plausible.
-    assert plausibility(plays, _truth(r), rules.fives, 1.0) <= w
+    assert plausibility(plays, hyp, where, rules.fives, 1.0) <= w
+
+
+@SETTINGS
+@given(rules=rules_st, seed=seeds, steps=st.integers(min_value=0, max_value=40))
+def test_slot_guesses_are_the_guesses(rules: Rules, seed: int, steps: int) -> None:
+    r, _ = _play(rules, seed, steps, "random")
+    if r.over:
+        return
+    v = view(r, r.turn)
+    know = infer(v)
+    hyp, where = guess_slots(know, v, random.Random(seed))
+    assert guess(know, v, random.Random(seed)) == hyp
+    for s, tiles in enumerate(where):
+        assert len(tiles) == len(know.slots[s]) == len(know.births[s])
+        mask = 0
+        for j, t in enumerate(tiles):
+            mask |= 1 << t
+            assert not know.slots[s][j] >> t & 1  # each slot gets a tile it may be
+        assert mask == (hyp.hands[s] if s != r.turn else 0)
 
 
 @SETTINGS
@@ -104,7 +166,7 @@ def test_weighed_guesses_agree_with_the_view(rules: Rules, seed: int, steps: int
     me = r.turn
     v = view(r, me)
     know = infer(v)
-    plays = past_plays(v)
+    plays = past_plays(v, know)
     bot = Meister(seed, tau=2.0, tries=4)
     for _ in range(5):
         hyp = bot._guess(know, v, plays)

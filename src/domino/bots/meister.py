@@ -55,80 +55,108 @@ def guess(know: Knowledge, view: SeatView, rng: random.Random) -> Hypothesis:
     """One assignment of the unseen tiles consistent with ``know`` (random, most
     constrained slots first; after repeated dead ends the constraints are dropped, which
     the conservative model of :mod:`.knowledge` makes very rare)."""
+    return guess_slots(know, view, rng)[0]
+
+
+def guess_slots(
+    know: Knowledge, view: SeatView, rng: random.Random
+) -> tuple[Hypothesis, tuple[tuple[int, ...], ...]]:
+    """:func:`guess`, and the tile (an index) it put in each slot of ``know.slots``."""
     me = know.seat
     n = view.rules.seats
     unseen = [i for i in range(28) if know.unseen >> i & 1]
-    slots = [(s, f) for s in range(n) if s != me for f in know.slots[s]]
-    constrained = [(s, f) for s, f in slots if f & know.unseen]
-    free_slots = [s for s, f in slots if not f & know.unseen]
+    slots = [(s, j, f) for s in range(n) if s != me for j, f in enumerate(know.slots[s])]
+    constrained = [x for x in slots if x[2] & know.unseen]
+    free_slots = [x for x in slots if not x[2] & know.unseen]
+    order = sorted(constrained, key=lambda x: (know.unseen & ~x[2]).bit_count())
     for attempt in range(TRIES + 1):
         pool = unseen[:]
         rng.shuffle(pool)
         hands = [0] * n
         hands[me] = hand_mask(view)
+        where = [[0] * len(know.slots[s]) for s in range(n)]
         ok = True
-        order = sorted(constrained, key=lambda sf: (know.unseen & ~sf[1]).bit_count())
-        for s, f in order:
+        for s, j, f in order:
             pick = -1
             if attempt < TRIES:
-                for j, i in enumerate(pool):
+                for k, i in enumerate(pool):
                     if not f >> i & 1:
-                        pick = j
+                        pick = k
                         break
                 if pick < 0:
                     ok = False
                     break
             else:
                 pick = 0
-            hands[s] |= 1 << pool.pop(pick)
+            t = pool.pop(pick)
+            hands[s] |= 1 << t
+            where[s][j] = t
         if not ok:
             continue
-        for s in free_slots:
-            hands[s] |= 1 << pool.pop()
+        for s, j, _ in free_slots:
+            t = pool.pop()
+            hands[s] |= 1 << t
+            where[s][j] = t
         lager = tuple(pool[: know.lager])
         out = 0
         for i in pool[know.lager :]:
             out |= 1 << i
-        return Hypothesis(tuple(hands), lager, out)
+        return Hypothesis(tuple(hands), lager, out), tuple(tuple(w) for w in where)
     raise AssertionError("unreachable: the last attempt ignores the constraints")
 
 
-#: A past play by another seat whose hand at that moment a guess determines: the seat,
-#: the ends state before, the move (``Move.index``) and the tiles that seat played from
-#: then on (this one included): with its hand now, the hand it held.
-PastPlay = tuple[int, int, int, int]
+#: A past play by another seat: the seat, the ends state before, the move
+#: (``Move.index``), the tiles that seat played from then on that it already held (this
+#: one included), and the slots of :class:`Knowledge` it already held (``None``: all).
+#: With a guess of those slots' tiles, that is the hand it held.
+PastPlay = tuple[int, int, int, int, tuple[int, ...] | None]
 
 
-def past_plays(view: SeatView) -> list[PastPlay]:
-    """The other seats' plays this round that a guess can judge: those with no draw by
-    the same seat after them (then the guessed hand plus the tiles played since is the
-    hand the seat held; a tile drawn later would be in the guess but not in that hand)."""
+def past_plays(view: SeatView, know: Knowledge) -> list[PastPlay]:
+    """The other seats' plays this round, each with what it takes to rebuild the hand its
+    seat held then from a guess (:func:`held_hand`). Which tiles a seat drew when
+    follows the slots' ``births`` in ``know``; which slot a later play came from, its
+    ``sources`` (a model's choice where the public cannot tell)."""
     me = view.seat
     es = 0
-    raw: list[tuple[int, int, int]] = []
-    for ev in view.history:
+    events: list[tuple[int, int, int, int]] = []  # (history index, seat, es before, move)
+    for idx, ev in enumerate(view.history):
         if ev.kind == "open":
             assert ev.tile is not None
             es = OPEN_ES[ev.tile.index]
         elif ev.kind == "play":
             assert ev.tile is not None
             mv = ev.tile.index * 2 + (ev.end == "R")
-            raw.append((ev.seat, es, mv))
+            events.append((idx, ev.seat, es, mv))
             es = PLACE[mv * ES_COUNT + es]
-        elif ev.kind == "draw":
-            raw.append((ev.seat, -1, -1))
+    source = dict(know.sources)
     out: list[PastPlay] = []
-    after = [0] * view.rules.seats
-    drew = [False] * view.rules.seats
-    for s, es_before, mv in reversed(raw):
-        if mv < 0:
-            drew[s] = True
+    for k, (idx, s, es_before, mv) in enumerate(events):
+        if s == me:
             continue
-        after[s] |= BIT[mv]
-        if s != me and not drew[s]:
-            out.append((s, es_before, mv, after[s]))
-    out.reverse()
+        after = BIT[mv]
+        for idx2, s2, _, mv2 in events[k + 1 :]:
+            if s2 == s and source.get(idx2, 0) < idx:
+                after |= BIT[mv2]
+        births = know.births[s] if know.births else ()
+        held: tuple[int, ...] | None = None
+        if any(b > idx for b in births):
+            held = tuple(j for j, b in enumerate(births) if b < idx)
+        out.append((s, es_before, mv, after, held))
     return out
+
+
+def held_hand(play: PastPlay, hyp: Hypothesis, where: tuple[tuple[int, ...], ...]) -> int:
+    """The hand the seat of ``play`` held when it made it, if ``hyp`` (with its slot
+    tiles ``where``, see :func:`guess_slots`) is the truth."""
+    s, _, _, after, held = play
+    if held is None:
+        return hyp.hands[s] | after
+    hand = after
+    tiles = where[s]
+    for j in held:
+        hand |= 1 << tiles[j]
+    return hand
 
 
 def _play_value(hand: int, mv: int, es: int, fives: bool) -> float:
@@ -149,14 +177,20 @@ def _play_value(hand: int, mv: int, es: int, fives: bool) -> float:
     return v
 
 
-def plausibility(plays: list[PastPlay], hyp: Hypothesis, fives: bool, tau: float) -> float:
+def plausibility(
+    plays: list[PastPlay],
+    hyp: Hypothesis,
+    where: tuple[tuple[int, ...], ...],
+    fives: bool,
+    tau: float,
+) -> float:
     """How well ``hyp`` explains the other seats' past plays, in (0, 1]: per play
     ``exp(-(best - chosen) / tau)``, the values Fortgeschritten's (a Profi-like player
     prefers heavy tiles it can follow up); 1 when every play was the best in its hand."""
     loss = 0.0
-    hands = hyp.hands
-    for s, es, mv, after in plays:
-        hand = hands[s] | after
+    for play in plays:
+        _, es, mv, _, _ = play
+        hand = held_hand(play, hyp, where)
         fit = hand & FIT[es]
         if not fit & (fit - 1):
             continue  # one fitting tile: no choice to judge
@@ -255,15 +289,15 @@ class Meister:
         ``tries`` rejections the most plausible one seen)."""
         rng = self.rng
         tau = self.tau
-        hyp = guess(know, view, rng)
+        hyp, where = guess_slots(know, view, rng)
         if tau is None or not plays:
             return hyp
         fives = view.rules.fives
         best, best_w = hyp, -1.0
         for k in range(self.tries):
             if k:
-                hyp = guess(know, view, rng)
-            w = plausibility(plays, hyp, fives, tau)
+                hyp, where = guess_slots(know, view, rng)
+            w = plausibility(plays, hyp, where, fives, tau)
             if rng.random() < w:
                 return hyp
             if w > best_w:
@@ -282,7 +316,7 @@ class Meister:
         side = rules.side_of(view.seat)
         others = rules.sides - 1
         totals = [0.0] * len(cands)
-        plays = past_plays(view) if self.tau is not None else []
+        plays = past_plays(view, know) if self.tau is not None else []
         block = self.block
         value = self._valuer(view, side, others)
         alive = list(range(len(cands)))
