@@ -13,7 +13,6 @@ from domino.bots.meister import (
     Meister,
     candidates,
     guess,
-    past_plays,
     schedule,
 )
 from domino.bots.profi import profi_score
@@ -100,7 +99,7 @@ def _best_over(seed: str, v: SeatView, n_guesses: int) -> Move:
     know = infer(v)
     assert v.seat is not None
     side, others = v.rules.side_of(v.seat), v.rules.sides - 1
-    plays = past_plays(v, know) if bot.tau is not None else []
+    plays = bot._evidence(v, know)
     value = bot._valuer(v, side, others)
     totals = [0.0] * len(cands)
     for _ in range(n_guesses):

@@ -166,8 +166,8 @@ def test_weighed_guesses_agree_with_the_view(rules: Rules, seed: int, steps: int
     me = r.turn
     v = view(r, me)
     know = infer(v)
-    plays = past_plays(v, know)
     bot = Meister(seed, tau=2.0, tries=4)
+    plays = bot._evidence(v, know)
     for _ in range(5):
         hyp = bot._guess(know, v, plays)
         check(v, hyp)

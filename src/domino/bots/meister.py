@@ -40,7 +40,7 @@ MIN_GUESSES = 24
 # Tries to satisfy every slot's constraints before a guess relaxes them.
 TRIES = 20
 #: Playouts with the blocking policy (:func:`domino.rules.sample.greedy_block_es`).
-BLOCK = True
+BLOCK = False
 #: Temperature (pips) of :func:`plausibility`; ``None`` samples guesses uniformly.
 TAU: float | None = 3.0
 #: Guesses tried per accepted one when weighing them by plausibility.
@@ -49,6 +49,8 @@ WEIGH_TRIES = 8
 MATCH_WEIGHT = 0.0
 #: Successive halving over the candidates (:func:`schedule`) instead of a uniform search.
 HALVING = False
+#: With Paare, judge the partner's past plays too (else only the opponents').
+PARTNER = True
 
 
 def guess(know: Knowledge, view: SeatView, rng: random.Random) -> Hypothesis:
@@ -159,24 +161,6 @@ def held_hand(play: PastPlay, hyp: Hypothesis, where: tuple[tuple[int, ...], ...
     return hand
 
 
-def _play_value(hand: int, mv: int, es: int, fives: bool) -> float:
-    # Fortgeschritten's value (simple.play_score) of play ``mv`` from ``hand`` on ends ``es``.
-    t = TILES[mv >> 1]
-    rest = hand & ~BIT[mv]
-    if not rest:
-        return 1000.0 + t.pips
-    new = PLACE[mv * ES_COUNT + es]
-    follow = (rest & FIT[new]).bit_count()
-    v = float(t.pips)
-    if follow:
-        v += 6.0 + 1.5 * follow
-    if t.is_double:
-        v += 3.0
-    if fives:
-        v += 2.0 * FIVES[new]
-    return v
-
-
 def plausibility(
     plays: list[PastPlay],
     hyp: Hypothesis,
@@ -187,27 +171,70 @@ def plausibility(
     """How well ``hyp`` explains the other seats' past plays, in (0, 1]: per play
     ``exp(-(best - chosen) / tau)``, the values Fortgeschritten's (a Profi-like player
     prefers heavy tiles it can follow up); 1 when every play was the best in its hand."""
-    loss = 0.0
+    return math.exp(-implausibility(compile_plays(plays, fives), hyp, where) / tau)
+
+
+#: One play and its alternatives as :func:`implausibility` reads them: ``(bit, value
+#: without follow-ups, pips, tiles fitting the ends after)`` per move.
+Option = tuple[int, float, int, int]
+Compiled = tuple[PastPlay, Option, tuple[Option, ...]]
+
+
+def _option(mv: int, es: int, fives: bool) -> Option:
+    t = TILES[mv >> 1]
+    new = PLACE[mv * ES_COUNT + es]
+    v = float(t.pips) + (3.0 if t.is_double else 0.0) + (2.0 * FIVES[new] if fives else 0.0)
+    return BIT[mv], v, t.pips, FIT[new]
+
+
+def compile_plays(plays: list[PastPlay], fives: bool) -> list[Compiled]:
+    """``plays`` with every legal alternative of each play worked out once (the parts of
+    Fortgeschritten's value, :func:`domino.bots.simple.play_score`, no hand changes)."""
+    out = []
     for play in plays:
         _, es, mv, _, _ = play
+        alts = tuple(
+            _option(mv2, es, fives)
+            for mv2 in range(56)
+            if mv2 != mv and PLACE[mv2 * ES_COUNT + es] >= 0
+        )
+        out.append((play, _option(mv, es, fives), alts))
+    return out
+
+
+def _value(hand: int, opt: Option) -> float:
+    # simple.play_score of the option's play from ``hand``.
+    bit, v, pips, fit = opt
+    rest = hand & ~bit
+    if not rest:
+        return 1000.0 + pips
+    follow = (rest & fit).bit_count()
+    return v + 6.0 + 1.5 * follow if follow else v
+
+
+def implausibility(
+    plays: list[Compiled],
+    hyp: Hypothesis,
+    where: tuple[tuple[int, ...], ...],
+    limit: float = math.inf,
+) -> float:
+    """The pips the past plays fell short of the best play in their hands (if ``hyp`` is
+    the truth), summed; :func:`plausibility` is ``exp(-this / tau)``. Stops as soon as the
+    sum exceeds ``limit`` (then it returns the partial sum, which exceeds it too)."""
+    loss = 0.0
+    for play, chosen, alts in plays:
         hand = held_hand(play, hyp, where)
-        fit = hand & FIT[es]
-        if not fit & (fit - 1):
-            continue  # one fitting tile: no choice to judge
-        chosen = _play_value(hand, mv, es, fives)
-        best = chosen
-        m = fit
-        while m:
-            low = m & -m
-            m ^= low
-            t2 = (low.bit_length() - 1) * 2
-            for mv2 in (t2, t2 + 1):
-                if mv2 != mv and PLACE[mv2 * ES_COUNT + es] >= 0:
-                    v = _play_value(hand, mv2, es, fives)
-                    if v > best:
-                        best = v
-        loss += best - chosen
-    return math.exp(-loss / tau)
+        c = _value(hand, chosen)
+        best = c
+        for opt in alts:
+            if hand & opt[0]:
+                v = _value(hand, opt)
+                if v > best:
+                    best = v
+        loss += best - c
+        if loss > limit:
+            break
+    return loss
 
 
 def schedule(count: int, playouts: int, halving: bool) -> list[int]:
@@ -268,6 +295,7 @@ class Meister:
         tries: int = WEIGH_TRIES,
         match_weight: float = MATCH_WEIGHT,
         halving: bool = HALVING,
+        partner: bool = PARTNER,
     ) -> None:
         if budget is not None and clock is None:
             raise ValueError("A time budget needs a clock to measure it with.")
@@ -283,8 +311,19 @@ class Meister:
         self.tries = tries
         self.match_weight = match_weight
         self.halving = halving
+        self.partner = partner
 
-    def _guess(self, know: Knowledge, view: SeatView, plays: list[PastPlay]) -> Hypothesis:
+    def _evidence(self, view: SeatView, know: Knowledge) -> list[Compiled]:
+        """The past plays a guess's plausibility is judged by (none without ``tau``)."""
+        if self.tau is None:
+            return []
+        plays = past_plays(view, know)
+        if not self.partner:
+            side = view.rules.side_of(know.seat)
+            plays = [p for p in plays if view.rules.side_of(p[0]) != side]
+        return compile_plays(plays, view.rules.fives)
+
+    def _guess(self, know: Knowledge, view: SeatView, plays: list[Compiled]) -> Hypothesis:
         """A guess, accepted with its :func:`plausibility` (rejection sampling; after
         ``tries`` rejections the most plausible one seen)."""
         rng = self.rng
@@ -292,16 +331,18 @@ class Meister:
         hyp, where = guess_slots(know, view, rng)
         if tau is None or not plays:
             return hyp
-        fives = view.rules.fives
-        best, best_w = hyp, -1.0
+        best, best_loss = hyp, math.inf
         for k in range(self.tries):
             if k:
                 hyp, where = guess_slots(know, view, rng)
-            w = plausibility(plays, hyp, where, fives, tau)
-            if rng.random() < w:
+            # Accepted with probability exp(-loss / tau): when loss < -tau * ln(u).
+            u = rng.random()
+            accept = -tau * math.log(u) if u > 0.0 else math.inf
+            loss = implausibility(plays, hyp, where, max(accept, best_loss))
+            if loss < accept:
                 return hyp
-            if w > best_w:
-                best, best_w = hyp, w
+            if loss < best_loss:
+                best, best_loss = hyp, loss
         return best
 
     def choose(self, view: SeatView) -> Move:
@@ -316,13 +357,13 @@ class Meister:
         side = rules.side_of(view.seat)
         others = rules.sides - 1
         totals = [0.0] * len(cands)
-        plays = past_plays(view, know) if self.tau is not None else []
+        compiled = self._evidence(view, know)
         block = self.block
         value = self._valuer(view, side, others)
         alive = list(range(len(cands)))
         for guesses in schedule(len(cands), self.playouts, self.halving):
             for _ in range(guesses):
-                hyp = self._guess(know, view, plays)
+                hyp = self._guess(know, view, compiled)
                 for k in alive:
                     totals[k] += value(playout(view, hyp, cands[k], block=block))
                 if stop is not None and stop():
