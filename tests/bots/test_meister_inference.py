@@ -11,9 +11,19 @@ from hypothesis import strategies as st
 
 from domino.bots import auto_move
 from domino.bots.knowledge import Knowledge, infer
-from domino.bots.meister import Meister, guess, guess_slots, held_hand, past_plays, plausibility
-from domino.rules import WITH, MatchState, Mode, RoundState, Rules, view
-from domino.rules.kernel import BIT
+from domino.bots.meister import (
+    Meister,
+    _block,
+    guess,
+    guess_slots,
+    held_hand,
+    past_plays,
+    plausibility,
+    public_before_plays,
+)
+from domino.bots.profi import Profi, block_value
+from domino.rules import WITH, MatchState, Mode, RoundState, Rules, SeatView, view
+from domino.rules.kernel import BIT, ES_COUNT, PLACE
 from domino.rules.sample import Hypothesis, check
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -91,7 +101,7 @@ def test_past_plays_rebuild_the_hand_each_seat_held(rules: Rules, seed: int, ste
     where = _true_where(r, know)
     plays = past_plays(v, know)
     for play in plays:
-        s, es, mv, after, held = play
+        s, es, mv, after, held, _ = play
         assert s != me
         hand, es_then = before[mv]
         assert es == es_then
@@ -176,3 +186,40 @@ def test_weighed_guesses_agree_with_the_view(rules: Rules, seed: int, steps: int
                 for n in range(7):
                     if know.lacks(s) >> n & 1:
                         assert not hyp.hands[s] & WITH[n]
+
+
+@SETTINGS
+@given(seed=seeds, pairs=st.booleans())
+def test_the_public_blocking_term_is_profis_when_the_seat_played_out_its_hand(
+    seed: int, pairs: bool
+) -> None:
+    # Without draws, a seat that went out played every tile it held: the tiles it played
+    # from a moment on are its hand then, so the public estimate is Profi's own.
+    rules = Rules.preset(Mode.ZUGEMAUERT, 4, pairs=pairs)
+    m = MatchState(rules, seed=f"public/{seed}")
+    r = m.round
+    bot = Profi(seed)
+    seen: dict[int, SeatView] = {}
+    while not r.over:
+        v = view(m, r.turn)
+        move = bot.choose(v)
+        if move.is_play:
+            seen[move.index] = v
+        r.apply(move)
+    assert r.result is not None
+    out = r.result.out_seat
+    if out is None:
+        return
+    watcher = (out + 1) % rules.seats
+    v = view(m, watcher)
+    know = infer(v)
+    public = public_before_plays(v)
+    for play in past_plays(v, know):
+        s, es, mv, _, _, _ = play
+        if s != out:
+            continue
+        then = seen[mv]
+        k = infer(then)
+        for alt in then.legal:
+            new = PLACE[alt.index * ES_COUNT + es]
+            assert abs(_block(public, play, new) - block_value(then, k, alt)) < 1e-9

@@ -28,6 +28,10 @@ from .base import hand_mask
 ALL_TILES = (1 << len(TILES)) - 1
 
 
+#: Per seat, a forbidden-tile mask per tile it holds (see :class:`Knowledge`).
+Slots = tuple[tuple[int, ...], ...]
+
+
 def _opening_key(t: Tile) -> tuple[int, int, int]:
     # The order of §5: doubles first (highest), then pips, then the higher half.
     return (1 if t.is_double else 0, t.pips, t.high)
@@ -99,8 +103,12 @@ class Knowledge:
         return 1.0 - miss
 
 
-def infer(view: SeatView) -> Knowledge:
-    """Replay ``view.history`` into a :class:`Knowledge` for ``view.seat``."""
+def infer(view: SeatView, *, before_plays: dict[int, Slots] | None = None) -> Knowledge:
+    """Replay ``view.history`` into a :class:`Knowledge` for ``view.seat``.
+
+    With ``before_plays`` it also records, for the history index of every play, every
+    seat's slots (its own included: the public facts) just before it.
+    """
     me = view.seat
     assert me is not None and view.hand is not None
     rules = view.rules
@@ -143,6 +151,8 @@ def infer(view: SeatView) -> Knowledge:
             drew_now = -1
         else:  # play
             assert ev.tile is not None
+            if before_plays is not None:
+                before_plays[idx] = tuple(tuple(x) for x in slots)
             if drew_now == s:
                 own.pop()  # only the tile just drawn could fit
                 sources.append((idx, births[s].pop()))

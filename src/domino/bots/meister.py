@@ -24,14 +24,15 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from domino.rules import MAX_ROUNDS, TILES, Move, SeatView
+from domino.rules import MAX_ROUNDS, TILES, Move, Rules, SeatView
 from domino.rules.kernel import BIT, ES_COUNT, FIT, FIVES, OPEN_ES, PLACE
 from domino.rules.sample import Hypothesis, playout
 
 from .base import ends_after, hand_mask
-from .knowledge import Knowledge, infer
-from .profi import profi_score
+from .knowledge import ALL_TILES, Knowledge, Slots, infer
+from .profi import BLOCK_WEIGHT, DECAY, profi_score
 
 #: Playouts per decision at the default budget (measured: p99 well under 300 ms here).
 DEFAULT_PLAYOUTS = 600
@@ -51,6 +52,9 @@ MATCH_WEIGHT = 0.0
 HALVING = False
 #: With Paare, judge the partner's past plays too (else only the opponents').
 PARTNER = True
+#: Judge past plays with Profi's blocking term too (public facts of the time), not only
+#: Fortgeschritten's value.
+PROFI_MODEL = False
 
 
 def guess(know: Knowledge, view: SeatView, rng: random.Random) -> Hypothesis:
@@ -109,9 +113,10 @@ def guess_slots(
 
 #: A past play by another seat: the seat, the ends state before, the move
 #: (``Move.index``), the tiles that seat played from then on that it already held (this
-#: one included), and the slots of :class:`Knowledge` it already held (``None``: all).
-#: With a guess of those slots' tiles, that is the hand it held.
-PastPlay = tuple[int, int, int, int, tuple[int, ...] | None]
+#: one included), the slots of :class:`Knowledge` it already held (``None``: all), and
+#: the play's index in the history. With a guess of those slots' tiles, that is the
+#: hand it held.
+PastPlay = tuple[int, int, int, int, tuple[int, ...] | None, int]
 
 
 def past_plays(view: SeatView, know: Knowledge) -> list[PastPlay]:
@@ -144,14 +149,14 @@ def past_plays(view: SeatView, know: Knowledge) -> list[PastPlay]:
         held: tuple[int, ...] | None = None
         if any(b > idx for b in births):
             held = tuple(j for j, b in enumerate(births) if b < idx)
-        out.append((s, es_before, mv, after, held))
+        out.append((s, es_before, mv, after, held, idx))
     return out
 
 
 def held_hand(play: PastPlay, hyp: Hypothesis, where: tuple[tuple[int, ...], ...]) -> int:
     """The hand the seat of ``play`` held when it made it, if ``hyp`` (with its slot
     tiles ``where``, see :func:`guess_slots`) is the truth."""
-    s, _, _, after, held = play
+    s, _, _, after, held, _ = play
     if held is None:
         return hyp.hands[s] | after
     hand = after
@@ -174,31 +179,95 @@ def plausibility(
     return math.exp(-implausibility(compile_plays(plays, fives), hyp, where) / tau)
 
 
+@dataclass(frozen=True, slots=True)
+class Public:
+    """What every seat knew before each past play, for Profi's blocking term
+    (:func:`domino.bots.profi.block_value`): the slots per seat (:func:`infer`'s
+    ``before_plays``) and the tiles on the table, by history index."""
+
+    rules: Rules
+    slots: dict[int, Slots]
+    table: dict[int, int]
+
+
+def public_before_plays(view: SeatView) -> Public:
+    """:class:`Public` for ``view``'s history."""
+    slots: dict[int, Slots] = {}
+    infer(view, before_plays=slots)
+    table: dict[int, int] = {}
+    on = 0
+    for idx, ev in enumerate(view.history):
+        if ev.kind == "play":
+            table[idx] = on
+        if ev.tile is not None and ev.kind in ("open", "play"):
+            on |= ev.tile.mask
+    return Public(view.rules, slots, table)
+
+
+def _p_can_play(slots: tuple[int, ...], unseen: int, fit: int) -> float:
+    # Knowledge.p_can_play on bare slots.
+    miss = 1.0
+    for f in slots:
+        c = unseen & ~f
+        total = c.bit_count()
+        if total:
+            miss *= 1.0 - (c & fit).bit_count() / total
+    return 1.0 - miss
+
+
+def _block(public: Public, play: PastPlay, new: int) -> float:
+    """Profi's :func:`~domino.bots.profi.block_value` of leaving ends ``new`` at ``play``,
+    from the public facts then (its own hand unknown but for the tiles it played since)."""
+    s, _, _, after, _, idx = play
+    rules = public.rules
+    n = rules.seats
+    slots = public.slots.get(idx)
+    if slots is None:
+        return 0.0
+    unseen = ALL_TILES & ~public.table[idx] & ~after
+    fit = FIT[new]
+    value = 0.0
+    weight = BLOCK_WEIGHT
+    for k in range(1, n):
+        o = (s + k) % n
+        if slots[o]:
+            stuck = 1.0 - _p_can_play(slots[o], unseen, fit)
+            sign = -1.0 if rules.pairs and rules.side_of(o) == rules.side_of(s) else 1.0
+            value += sign * weight * stuck
+        weight *= DECAY
+    return value
+
+
 #: One play and its alternatives as :func:`implausibility` reads them: ``(bit, value
 #: without follow-ups, pips, tiles fitting the ends after)`` per move.
 Option = tuple[int, float, int, int]
 Compiled = tuple[PastPlay, Option, tuple[Option, ...]]
 
 
-def _option(mv: int, es: int, fives: bool) -> Option:
+def _option(mv: int, es: int, fives: bool, public: Public | None, play: PastPlay) -> Option:
     t = TILES[mv >> 1]
     new = PLACE[mv * ES_COUNT + es]
     v = float(t.pips) + (3.0 if t.is_double else 0.0) + (2.0 * FIVES[new] if fives else 0.0)
+    if public is not None:
+        v += _block(public, play, new)
     return BIT[mv], v, t.pips, FIT[new]
 
 
-def compile_plays(plays: list[PastPlay], fives: bool) -> list[Compiled]:
+def compile_plays(
+    plays: list[PastPlay], fives: bool, public: Public | None = None
+) -> list[Compiled]:
     """``plays`` with every legal alternative of each play worked out once (the parts of
-    Fortgeschritten's value, :func:`domino.bots.simple.play_score`, no hand changes)."""
+    Fortgeschritten's value, :func:`domino.bots.simple.play_score`, no hand changes;
+    with ``public`` plus Profi's blocking term as the public facts then gave it)."""
     out = []
     for play in plays:
-        _, es, mv, _, _ = play
+        _, es, mv, _, _, _ = play
         alts = tuple(
-            _option(mv2, es, fives)
+            _option(mv2, es, fives, public, play)
             for mv2 in range(56)
             if mv2 != mv and PLACE[mv2 * ES_COUNT + es] >= 0
         )
-        out.append((play, _option(mv, es, fives), alts))
+        out.append((play, _option(mv, es, fives, public, play), alts))
     return out
 
 
@@ -296,6 +365,7 @@ class Meister:
         match_weight: float = MATCH_WEIGHT,
         halving: bool = HALVING,
         partner: bool = PARTNER,
+        profi_model: bool = PROFI_MODEL,
     ) -> None:
         if budget is not None and clock is None:
             raise ValueError("A time budget needs a clock to measure it with.")
@@ -312,6 +382,7 @@ class Meister:
         self.match_weight = match_weight
         self.halving = halving
         self.partner = partner
+        self.profi_model = profi_model
 
     def _evidence(self, view: SeatView, know: Knowledge) -> list[Compiled]:
         """The past plays a guess's plausibility is judged by (none without ``tau``)."""
@@ -321,7 +392,8 @@ class Meister:
         if not self.partner:
             side = view.rules.side_of(know.seat)
             plays = [p for p in plays if view.rules.side_of(p[0]) != side]
-        return compile_plays(plays, view.rules.fives)
+        public = public_before_plays(view) if self.profi_model else None
+        return compile_plays(plays, view.rules.fives, public)
 
     def _guess(self, know: Knowledge, view: SeatView, plays: list[Compiled]) -> Hypothesis:
         """A guess, accepted with its :func:`plausibility` (rejection sampling; after
