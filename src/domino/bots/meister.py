@@ -54,7 +54,7 @@ HALVING = False
 PARTNER = True
 #: Judge past plays with Profi's blocking term too (public facts of the time), not only
 #: Fortgeschritten's value.
-PROFI_MODEL = False
+PROFI_MODEL = True
 
 
 def guess(know: Knowledge, view: SeatView, rng: random.Random) -> Hypothesis:
