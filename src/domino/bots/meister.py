@@ -9,6 +9,12 @@ points margin for its side over the rest of the round wins. The same
 guesses serve every candidate, so differences come from the moves, not from
 luck of the draw.
 
+Guesses are not all equally likely: a guess is accepted with its
+:func:`plausibility`, how well it explains the plays the other seats made
+this round (each seat's hand at each play rebuilt from the guess, and the
+play made compared with the best play of that hand as a Profi-like player
+values plays). Only the view enters it.
+
 The budget is a number of playouts, so a decision is deterministic given
 the seed. The search is anytime: with a time ``budget`` (seconds) and a
 ``clock`` (a monotonic-time callable the caller injects; Meister never reads
