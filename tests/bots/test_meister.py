@@ -183,3 +183,27 @@ def test_a_halving_search_is_reproducible_and_legal() -> None:
         a = Meister("h", playouts=120, halving=True).choose(v)
         assert a == Meister("h", playouts=120, halving=True).choose(v)
         assert a in v.legal
+
+
+def test_the_plain_value_is_the_margin_and_lead_one_half_changes_nothing() -> None:
+    for r, seat in _busy_positions(Rules.preset(Mode.KLASSISCH, 3), 3):
+        v = view(r, seat)
+        side, others = v.rules.side_of(seat), v.rules.sides - 1
+        plain = Meister("v")._valuer(v, side, others)
+        half = Meister("v", lead=0.5)._valuer(v, side, others)
+        for pts in ((0, 0, 0), (12, 0, 0), (0, 7, 0), (0, 0, 30)):
+            assert plain(pts) == pts[side] - (sum(pts) - pts[side]) / 2
+            assert half(pts) == plain(pts)
+        assert Meister("v").choose(v) == Meister("v", lead=0.5).choose(v)
+
+
+def test_the_match_weight_rewards_a_playout_that_wins_the_match() -> None:
+    r, seat = _busy_positions(Rules(seats=2), 1)[0]
+    v = view(r, seat)
+    side = v.rules.side_of(seat)
+    value = Meister("w", match_weight=40.0)._valuer(v, side, 1)
+    target = v.rules.target_points
+    win = tuple(target if s == side else 0 for s in range(2))
+    lose = tuple(0 if s == side else target for s in range(2))
+    assert value(win) == target + 40.0
+    assert value(lose) == -target - 40.0

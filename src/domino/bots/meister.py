@@ -372,6 +372,7 @@ class Meister:
         halving: bool = HALVING,
         partner: bool = PARTNER,
         profi_model: bool = PROFI_MODEL,
+        lead: float | None = None,
     ) -> None:
         if budget is not None and clock is None:
             raise ValueError("A time budget needs a clock to measure it with.")
@@ -389,6 +390,7 @@ class Meister:
         self.halving = halving
         self.partner = partner
         self.profi_model = profi_model
+        self.lead = lead
 
     def _evidence(self, view: SeatView, know: Knowledge) -> list[Compiled]:
         """The past plays a guess's plausibility is judged by (none without ``tau``)."""
@@ -469,6 +471,19 @@ class Meister:
         minus the others' mean), plus ``match_weight`` if the match would end with that
         side alone in first place, minus it if it would end with another side first."""
         w = self.match_weight
+        lead = self.lead
+        if lead is not None and others >= 2 and not w:
+            # The other side ahead in the match (the lower side on a tie) weighs ``lead``,
+            # the rest share what is left.
+            scores0 = view.scores
+            top = max((o for o in range(len(scores0)) if o != side), key=lambda o: scores0[o])
+            rest = (1.0 - lead) / (others - 1)
+
+            def led(pts: tuple[int, ...]) -> float:
+                mine = pts[side]
+                return mine - lead * pts[top] - rest * (sum(pts) - mine - pts[top])
+
+            return led
         if not w:
 
             def margin(pts: tuple[int, ...]) -> float:
