@@ -39,8 +39,9 @@ from domino.rules.sample import Hypothesis, playout
 from .base import ends_after, hand_mask
 from .knowledge import ALL_TILES, Knowledge, Slots, infer
 from .profi import BLOCK_WEIGHT, DECAY, profi_score
+from .simple import DOUBLE_BONUS, FIVES_WEIGHT, GO_OUT, KEEP_ANY_FIT, KEEP_EACH_FIT
 
-#: Playouts per decision at the default budget (measured: p99 well under 300 ms here).
+#: Playouts per decision at the default budget (CPU p99 30-45 ms here: docs/bots.md).
 DEFAULT_PLAYOUTS = 600
 #: At least this many guesses per decision, however many candidates there are.
 MIN_GUESSES = 24
@@ -253,7 +254,9 @@ Compiled = tuple[PastPlay, Option, tuple[Option, ...]]
 def _option(mv: int, es: int, fives: bool, public: Public | None, play: PastPlay) -> Option:
     t = TILES[mv >> 1]
     new = PLACE[mv * ES_COUNT + es]
-    v = float(t.pips) + (3.0 if t.is_double else 0.0) + (2.0 * FIVES[new] if fives else 0.0)
+    v = float(t.pips) + (DOUBLE_BONUS if t.is_double else 0.0)
+    if fives:
+        v += FIVES_WEIGHT * FIVES[new]
     if public is not None:
         v += _block(public, play, new)
     return BIT[mv], v, t.pips, FIT[new]
@@ -282,9 +285,9 @@ def _value(hand: int, opt: Option) -> float:
     bit, v, pips, fit = opt
     rest = hand & ~bit
     if not rest:
-        return 1000.0 + pips
+        return GO_OUT + pips
     follow = (rest & fit).bit_count()
-    return v + 6.0 + 1.5 * follow if follow else v
+    return v + KEEP_ANY_FIT + KEEP_EACH_FIT * follow if follow else v
 
 
 def implausibility(
