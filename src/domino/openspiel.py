@@ -87,7 +87,9 @@ def rules_of(params: dict[str, Any]) -> tuple[Rules, int]:
     """The :class:`Rules` and the target (0: one round) of a parameter dict."""
     p = {**_DEFAULTS, **params}
     rules = Rules(
-        seats=int(p["seats"]), lager=bool(p["lager"]), fives=bool(p["fives"]),
+        seats=int(p["seats"]),
+        lager=bool(p["lager"]),
+        fives=bool(p["fives"]),
         pairs=bool(p["pairs"]),
     )
     target = int(p["target"])
@@ -199,7 +201,7 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
 
     def _start_round(self) -> None:
         h, n = self.hand_size, self.n
-        hands = [sum(1 << t for t in self.dealt[s * h:(s + 1) * h]) for s in range(n)]
+        hands = [sum(1 << t for t in self.dealt[s * h : (s + 1) * h]) for s in range(n)]
         rest = [t for t in range(COUNT) if t not in self.dealt]
         dealt = sum(hands)
         self.k = k = Kernel.from_masks(self.rules, hands, rest)  # takes the list over
@@ -263,8 +265,7 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
         for _ in range(200):
             got = sample_round(self, self.traces[-1], player_id, rng)
             if got is not None and (
-                got.information_state_string(player_id)
-                == self.information_state_string(player_id)
+                got.information_state_string(player_id) == self.information_state_string(player_id)
             ):
                 return got
         raise pyspiel.SpielError("no consistent resample found")  # not seen in practice
@@ -358,8 +359,9 @@ def sample_round(
             taken |= 1 << t
     if own_hand is not None:
         taken |= own_hand
-        if not _fill(held[p], [t for t in range(COUNT) if own_hand >> t & 1],
-                     forbid, must, ban, tile, rng):
+        if not _fill(
+            held[p], [t for t in range(COUNT) if own_hand >> t & 1], forbid, must, ban, tile, rng
+        ):
             return None
     pool = [t for t in range(COUNT) if not taken >> t & 1]
     open_slots = [s for s in range(len(tile)) if tile[s] < 0]
@@ -384,8 +386,13 @@ def sample_round(
 
 
 def _match_play(
-    seat: int, t: int, held: list[list[int]], forbid: list[int], must: list[int],
-    ban: list[int], tile: list[int],
+    seat: int,
+    t: int,
+    held: list[list[int]],
+    forbid: list[int],
+    must: list[int],
+    ban: list[int],
+    tile: list[int],
 ) -> bool:
     # The seat played t: it came from one of its slots. A slot already known to be t,
     # else the most constrained slot that allows t (leaving the freer ones for later).
@@ -412,8 +419,13 @@ def _match_play(
 
 
 def _fill(
-    slots: list[int], pool: list[int], forbid: list[int], must: list[int], ban: list[int],
-    tile: list[int], rng: random.Random,
+    slots: list[int],
+    pool: list[int],
+    forbid: list[int],
+    must: list[int],
+    ban: list[int],
+    tile: list[int],
+    rng: random.Random,
 ) -> bool:
     free = set(pool)
 
@@ -496,7 +508,7 @@ class DominoObserver:
         self.dict: dict[str, Any] = {}
         at = 0
         for name, s, shape in pieces:
-            self.dict[name] = self.tensor[at:at + s].reshape(shape)
+            self.dict[name] = self.tensor[at : at + s].reshape(shape)
             at += s
 
     def _hands(self, state: DominoState) -> list[int]:
@@ -504,7 +516,7 @@ class DominoObserver:
         if k is not None:
             return list(k.hands)
         h = state.hand_size
-        return [sum(1 << t for t in state.dealt[s * h:(s + 1) * h]) for s in range(state.n)]
+        return [sum(1 << t for t in state.dealt[s * h : (s + 1) * h]) for s in range(state.n)]
 
     def set_from(self, state: DominoState, player: int) -> None:
         self.tensor.fill(0)
@@ -614,7 +626,6 @@ def _points(state: DominoState) -> list[int]:
     return [a + b for a, b in zip(state.scores, k.side_fives, strict=True)]
 
 
-
 # -- a bot for `domino arena` -----------------------------------------------------------------
 def state_of_view(game: DominoGame, view: SeatView, rng: random.Random) -> DominoState:
     """A state of a one-round ``game`` that seat ``view.seat`` cannot tell from the round it
@@ -661,8 +672,12 @@ class OpenSpielISMCTS:
     def __init__(self, rules: Rules, seed: object = None, simulations: int = 100) -> None:
         from open_spiel.python.algorithms import ismcts, mcts
 
-        params = {"seats": rules.seats, "lager": rules.lager, "fives": rules.fives,
-                  "pairs": rules.pairs}
+        params = {
+            "seats": rules.seats,
+            "lager": rules.lager,
+            "fives": rules.fives,
+            "pairs": rules.pairs,
+        }
         self.game = pyspiel.load_game(NAME, params)
         self.rng = random.Random(str(seed))
         rs = np.random.RandomState(self.rng.randrange(2**31))

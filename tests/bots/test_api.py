@@ -80,8 +80,22 @@ def test_auto_move_sheds_the_heavier_tile_when_follow_ups_are_equal() -> None:
         ),
         lager=tuple(
             T(t)
-            for t in ("5|0", "5|5", "5|1", "1|1", "2|1", "3|1", "4|1", "5|2", "5|3", "5|4",
-                      "6|0", "6|2", "6|3", "6|4")
+            for t in (
+                "5|0",
+                "5|5",
+                "5|1",
+                "1|1",
+                "2|1",
+                "3|1",
+                "4|1",
+                "5|2",
+                "5|3",
+                "5|4",
+                "6|0",
+                "6|2",
+                "6|3",
+                "6|4",
+            )
         ),
     )
     r = RoundState.start(Rules(seats=2), deal)

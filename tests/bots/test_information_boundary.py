@@ -103,11 +103,29 @@ def test_every_level_chooses_the_same_in_rounds_that_look_the_same(k: int) -> No
             assert bot1.choose(view(r1, seat)) == bot2.choose(view(r2, seat))
 
 
-FORBIDDEN_NAMES = {"RoundState", "MatchState", "Event", "Deal", "shuffled_deal", "view",
-                   "determinize"}
-FORBIDDEN_MODULES = {"time", "datetime", "os", "sys", "socket", "secrets", "logging",
-                     "domino.rules.round", "domino.rules.match", "domino.rules.deal",
-                     "domino.table", "domino.server"}
+FORBIDDEN_NAMES = {
+    "RoundState",
+    "MatchState",
+    "Event",
+    "Deal",
+    "shuffled_deal",
+    "view",
+    "determinize",
+}
+FORBIDDEN_MODULES = {
+    "time",
+    "datetime",
+    "os",
+    "sys",
+    "socket",
+    "secrets",
+    "logging",
+    "domino.rules.round",
+    "domino.rules.match",
+    "domino.rules.deal",
+    "domino.table",
+    "domino.server",
+}
 
 
 def _bot_sources() -> list[pathlib.Path]:

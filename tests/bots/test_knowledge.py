@@ -63,8 +63,22 @@ def test_a_pass_tells_which_numbers_a_seat_lacks() -> None:
         ),
         out=tuple(
             T(t)
-            for t in ("4|0", "5|0", "6|0", "2|1", "3|1", "4|1", "5|1", "6|1", "4|2", "5|2",
-                      "6|2", "4|3", "5|3", "6|3")
+            for t in (
+                "4|0",
+                "5|0",
+                "6|0",
+                "2|1",
+                "3|1",
+                "4|1",
+                "5|1",
+                "6|1",
+                "4|2",
+                "5|2",
+                "6|2",
+                "4|3",
+                "5|3",
+                "6|3",
+            )
         ),
     )
     r = RoundState.start(Rules.preset(Mode.ZUGEMAUERT, 2), deal)

@@ -7,7 +7,14 @@ import pytest
 
 from domino.bots import make_bot
 from domino.bots.knowledge import infer
-from domino.bots.meister import DEFAULT_PLAYOUTS, MIN_GUESSES, Meister, candidates, guess
+from domino.bots.meister import (
+    DEFAULT_PLAYOUTS,
+    HALVING,
+    Meister,
+    candidates,
+    guess,
+    schedule,
+)
 from domino.bots.profi import profi_score
 from domino.rules import WITH, MatchState, Mode, Move, RoundState, Rules, SeatView, view
 from domino.rules.sample import check, playout
@@ -31,8 +38,11 @@ def _busy_positions(rules: Rules, count: int) -> list[tuple[RoundState, int]]:
 
 def test_guesses_agree_with_the_view_and_the_inferred_facts() -> None:
     rng = random.Random(1)
-    for rules in (Rules(seats=2), Rules.preset(Mode.ZUGEMAUERT, 3),
-                  Rules.preset(Mode.KLASSISCH, 4, pairs=True)):
+    for rules in (
+        Rules(seats=2),
+        Rules.preset(Mode.ZUGEMAUERT, 3),
+        Rules.preset(Mode.KLASSISCH, 4, pairs=True),
+    ):
         for r, seat in _busy_positions(rules, 10):
             v = view(r, seat)
             know = infer(v)
@@ -81,18 +91,21 @@ class StepClock:
 
 
 def _best_over(seed: str, v: SeatView, n_guesses: int) -> Move:
-    """What Meister's search plays after exactly ``n_guesses`` guesses (written out again)."""
-    rng = random.Random(seed)
+    """What Meister's search plays after exactly ``n_guesses`` guesses (written out again;
+    within the first phase of the search every candidate meets every guess)."""
+    bot = Meister(seed)
     cands = candidates(v)
+    assert n_guesses <= schedule(len(cands), bot.playouts, bot.halving)[0]
     know = infer(v)
     assert v.seat is not None
     side, others = v.rules.side_of(v.seat), v.rules.sides - 1
+    plays = bot._evidence(v, know)
+    value = bot._valuer(v, side, others)
     totals = [0.0] * len(cands)
     for _ in range(n_guesses):
-        hyp = guess(know, v, rng)
+        hyp = bot._guess(know, v, plays)
         for k, m in enumerate(cands):
-            pts = playout(v, hyp, m)
-            totals[k] += pts[side] - (sum(pts) - pts[side]) / others
+            totals[k] += value(playout(v, hyp, m, block=bot.block))
     best = max(
         range(len(cands)),
         key=lambda k: (
@@ -136,7 +149,7 @@ def test_an_unlimited_or_unspent_budget_plays_as_the_full_search() -> None:
         clock = StepClock(1e-9)
         assert Meister("u", budget=1.0, clock=clock).choose(v) == full
         # It looked after every guess, and did them all.
-        assert clock.reads == 1 + max(MIN_GUESSES, -(-DEFAULT_PLAYOUTS // len(candidates(v))))
+        assert clock.reads == 1 + sum(schedule(len(candidates(v)), DEFAULT_PLAYOUTS, HALVING))
 
 
 def test_make_bot_hands_the_budget_to_meister_only() -> None:
@@ -150,3 +163,47 @@ def test_make_bot_hands_the_budget_to_meister_only() -> None:
         make_bot("meister", "s", budget=0.15)  # a budget needs a clock
     with pytest.raises(ValueError):
         Meister("s", budget=-1.0, clock=clock)
+
+
+def test_the_halving_schedule_spends_about_the_budget_and_keeps_two() -> None:
+    for count in range(2, 16):
+        plan = schedule(count, DEFAULT_PLAYOUTS, True)
+        alive, spent = count, 0
+        for g in plan:
+            spent += g * alive
+            alive = max(2, (alive + 1) // 2) if alive > 2 else alive
+        assert alive == 2
+        assert spent <= DEFAULT_PLAYOUTS + 24 * count  # the first phase's minimum at most
+    assert schedule(5, 600, False) == [120]
+
+
+def test_a_halving_search_is_reproducible_and_legal() -> None:
+    for r, seat in _busy_positions(Rules.preset(Mode.KLASSISCH, 3), 4):
+        v = view(r, seat)
+        a = Meister("h", playouts=120, halving=True).choose(v)
+        assert a == Meister("h", playouts=120, halving=True).choose(v)
+        assert a in v.legal
+
+
+def test_the_plain_value_is_the_margin_and_lead_one_half_changes_nothing() -> None:
+    for r, seat in _busy_positions(Rules.preset(Mode.KLASSISCH, 3), 3):
+        v = view(r, seat)
+        side, others = v.rules.side_of(seat), v.rules.sides - 1
+        plain = Meister("v")._valuer(v, side, others)
+        half = Meister("v", lead=0.5)._valuer(v, side, others)
+        for pts in ((0, 0, 0), (12, 0, 0), (0, 7, 0), (0, 0, 30)):
+            assert plain(pts) == pts[side] - (sum(pts) - pts[side]) / 2
+            assert half(pts) == plain(pts)
+        assert Meister("v").choose(v) == Meister("v", lead=0.5).choose(v)
+
+
+def test_the_match_weight_rewards_a_playout_that_wins_the_match() -> None:
+    r, seat = _busy_positions(Rules(seats=2), 1)[0]
+    v = view(r, seat)
+    side = v.rules.side_of(seat)
+    value = Meister("w", match_weight=40.0)._valuer(v, side, 1)
+    target = v.rules.target_points
+    win = tuple(target if s == side else 0 for s in range(2))
+    lose = tuple(0 if s == side else target for s in range(2))
+    assert value(win) == target + 40.0
+    assert value(lose) == -target - 40.0

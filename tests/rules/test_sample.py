@@ -4,8 +4,17 @@ import random
 
 import pytest
 
-from domino.rules import MOVES, PASS_MOVE, MatchState, Mode, RoundState, Rules, view
-from domino.rules.sample import Hypothesis, check, determinize, greedy, playout
+from domino.rules import MOVES, PASS_MOVE, MatchState, Mode, RoundState, Rules, Tile, view
+from domino.rules.kernel import ends_state
+from domino.rules.sample import (
+    Hypothesis,
+    block_weights,
+    check,
+    determinize,
+    greedy,
+    greedy_block_es,
+    playout,
+)
 
 CONFIGS = [
     Rules.preset(Mode.KLASSISCH, 2),
@@ -34,13 +43,19 @@ def _positions(rules: Rules, seed: int):  # type: ignore[no-untyped-def]
             yield r, view(r, r.turn)
 
 
-def _engine_playout(r: RoundState, first_index: int) -> tuple[int, ...]:
+def _engine_playout(r: RoundState, first_index: int, block: bool = False) -> tuple[int, ...]:
     before = list(r.side_fives)
     r.apply(MOVES[first_index])
     while not r.over:
         legal = r.legal_moves()
         plays = [m for m in legal if m.is_play]
-        if plays:
+        if plays and block:
+            idx = greedy_block_es(
+                list(r.hands), r.turn, r.es, r.rules.fives, block_weights(r.rules)[r.turn]
+            )
+            move = MOVES[idx]
+            assert move in plays
+        elif plays:
             idx = greedy(
                 r.hands[r.turn], r.left, r.right, r.left_double, r.right_double, r.rules.fives
             )
@@ -66,8 +81,30 @@ def test_playout_matches_the_engine_playing_the_same_moves(k: int) -> None:
                 continue
             expect = _engine_playout(determinize(v, hyp), first.index)
             assert playout(v, hyp, first) == expect
+            expect = _engine_playout(determinize(v, hyp), first.index, block=True)
+            assert playout(v, hyp, first, block=True) == expect
             n += 1
     assert n > 20
+
+
+def test_block_weights_count_opponents_for_and_partners_against() -> None:
+    assert block_weights(Rules(seats=2)) == (((1, 8),), ((0, 8),))
+    assert block_weights(Rules.preset(Mode.KLASSISCH, 3))[0] == ((1, 8), (2, 4))
+    pairs = block_weights(Rules.preset(Mode.KLASSISCH, 4, pairs=True))
+    assert pairs[1] == ((2, 8), (3, -4), (0, 2))
+    assert block_weights(Rules.preset(Mode.KLASSISCH, 4))[1] == ((2, 8), (3, 4), (0, 2))
+
+
+def test_the_blocking_policy_prefers_a_play_the_next_opponent_cannot_answer() -> None:
+    # Seat 0 holds 6|1 and 6|2 on ends 6|6 (no doubles), seat 1 only 2|0. Greedy sheds
+    # the heavier 6|2 (both keep a follow-up); it leaves a 2 that seat 1 answers, 6|1 does not.
+    hands = [Tile.parse("6|1").mask | Tile.parse("6|2").mask, Tile.parse("2|0").mask]
+    es = ends_state(6, 6, False, False)
+    rules = Rules(seats=2)
+    plain = greedy(hands[0], 6, 6, False, False, False)
+    assert MOVES[plain].tile == Tile.parse("6|2")
+    smart = greedy_block_es(hands, 0, es, False, block_weights(rules)[0])
+    assert MOVES[smart].tile == Tile.parse("6|1")
 
 
 def test_determinize_reproduces_the_view() -> None:

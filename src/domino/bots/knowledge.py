@@ -28,6 +28,10 @@ from .base import hand_mask
 ALL_TILES = (1 << len(TILES)) - 1
 
 
+#: Per seat, a forbidden-tile mask per tile it holds (see :class:`Knowledge`).
+Slots = tuple[tuple[int, ...], ...]
+
+
 def _opening_key(t: Tile) -> tuple[int, int, int]:
     # The order of §5: doubles first (highest), then pips, then the higher half.
     return (1 if t.is_double else 0, t.pips, t.high)
@@ -54,6 +58,12 @@ class Knowledge:
     out of play). ``slots[s]`` lists a forbidden-tile mask per tile seat ``s``
     holds (empty for the own seat). ``lager`` and ``out`` count the tiles in
     the Lager and out of play.
+
+    ``births[s]`` gives, per slot of ``slots[s]``, the index in ``view.history``
+    of the event that brought the tile into the hand (the opening for dealt
+    tiles, else its draw); ``sources`` maps the index of every play event to the
+    birth of the slot it was taken from (for a play right after drawing, that draw;
+    otherwise the model's choice, the oldest compatible slot as a rule).
     """
 
     seat: int
@@ -61,6 +71,8 @@ class Knowledge:
     slots: tuple[tuple[int, ...], ...]
     lager: int
     out: int
+    births: tuple[tuple[int, ...], ...] = ()
+    sources: tuple[tuple[int, int], ...] = ()
 
     def candidates(self, seat: int) -> tuple[int, ...]:
         """Per slot of ``seat``: the unseen tiles it may be."""
@@ -91,8 +103,12 @@ class Knowledge:
         return 1.0 - miss
 
 
-def infer(view: SeatView) -> Knowledge:
-    """Replay ``view.history`` into a :class:`Knowledge` for ``view.seat``."""
+def infer(view: SeatView, *, before_plays: dict[int, Slots] | None = None) -> Knowledge:
+    """Replay ``view.history`` into a :class:`Knowledge` for ``view.seat``.
+
+    With ``before_plays`` it also records, for the history index of every play, every
+    seat's slots (its own included: the public facts) just before it.
+    """
     me = view.seat
     assert me is not None and view.hand is not None
     rules = view.rules
@@ -101,14 +117,18 @@ def infer(view: SeatView) -> Knowledge:
     for t, _, _ in view.line:
         seen |= t.mask
     slots: list[list[int]] = [[] for _ in range(n)]
+    births: list[list[int]] = [[] for _ in range(n)]
+    sources: list[tuple[int, int]] = []
     drew_now = -1  # seat that drew during the current turn, else -1
-    for ev in view.history:
+    for idx, ev in enumerate(view.history):
         s = ev.seat
         if ev.kind == "open":
             assert ev.tile is not None
             beats = _BEATS[ev.tile.index]
             slots = [[beats] * rules.hand_size for _ in range(n)]
+            births = [[idx] * rules.hand_size for _ in range(n)]
             slots[s].pop()
+            births[s].pop()
             drew_now = -1
             continue
         own = slots[s]
@@ -118,6 +138,7 @@ def infer(view: SeatView) -> Knowledge:
             for i in range(len(own)):
                 own[i] |= lack
             own.append(0)
+            births[s].append(idx)
             drew_now = s
         elif ev.kind == "pass":
             assert ev.ends is not None
@@ -130,8 +151,11 @@ def infer(view: SeatView) -> Knowledge:
             drew_now = -1
         else:  # play
             assert ev.tile is not None
+            if before_plays is not None:
+                before_plays[idx] = tuple(tuple(x) for x in slots)
             if drew_now == s:
                 own.pop()  # only the tile just drawn could fit
+                sources.append((idx, births[s].pop()))
             elif own:
                 tm = ev.tile.mask
                 best = -1
@@ -139,8 +163,10 @@ def infer(view: SeatView) -> Knowledge:
                     if not f & tm and (best < 0 or f.bit_count() > own[best].bit_count()):
                         best = i
                 own.pop(best)  # -1 (nothing compatible: the model was too narrow) drops the last
+                sources.append((idx, births[s].pop(best)))
             drew_now = -1
     slots[me] = []
+    births[me] = []
     # The view is the truth about counts; repair the model if it ever disagrees.
     for s in range(n):
         if s == me:
@@ -148,8 +174,10 @@ def infer(view: SeatView) -> Knowledge:
         want = view.hand_counts[s]
         while len(slots[s]) > want:
             slots[s].pop()
+            births[s].pop()
         while len(slots[s]) < want:
             slots[s].append(0)
+            births[s].append(0)
     unseen = ALL_TILES & ~seen
     held = sum(view.hand_counts) - len(view.hand)
     out = unseen.bit_count() - held - view.lager_count
@@ -159,4 +187,6 @@ def infer(view: SeatView) -> Knowledge:
         slots=tuple(tuple(x) for x in slots),
         lager=view.lager_count,
         out=max(out, 0),
+        births=tuple(tuple(x) for x in births),
+        sources=tuple(sources),
     )

@@ -159,8 +159,7 @@ def loads(text: str | bytes) -> dict[str, Any]:
         # A record is 6 levels deep; deeper values would only be quoted back in the
         # error messages (and a repr near the stack limit raises RecursionError).
         raise RecordError(
-            f"The record is nested too deeply (more than {MAX_DEPTH} levels) to be a game "
-            "record.",
+            f"The record is nested too deeply (more than {MAX_DEPTH} levels) to be a game record.",
             "record_unreadable",
         )
     if not isinstance(data, dict):

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import cache
 
+from .config import Rules
 from .kernel import DRAW_I, ES_COUNT, FIT, FIVES, PASS_I, PLACE, Kernel, ends_state
 from .moves import MOVES, Move
 from .round import RoundState
@@ -31,6 +33,11 @@ from .view import SeatView
 _KEEP_FIT = 6
 _DOUBLE = 3
 _FIVES = 2
+# The blocking policy's extra weights (pips units): a play that leaves ends the next seat
+# cannot answer earns _BLOCK if that seat is an opponent; the seat after it counts half
+# (its sign flipped for a partner), the third a quarter. Profi's idea, with the guessed
+# hands in place of Profi's estimate.
+_BLOCK = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,13 +158,69 @@ def greedy_es(hand: int, es: int, fives: bool) -> int:
     return best
 
 
-def playout(view: SeatView, hyp: Hypothesis, first: Move) -> tuple[int, ...]:
+@cache
+def block_weights(rules: Rules) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Per seat: ``(other seat, weight)`` pairs of :func:`greedy_block_es` (in pips; halved
+    per seat further on, negative for a partner)."""
+    n = rules.seats
+    out = []
+    for s in range(n):
+        row = []
+        w = _BLOCK
+        for k in range(1, n):
+            o = (s + k) % n
+            if o != s:
+                sign = -1 if rules.pairs and rules.side_of(o) == rules.side_of(s) else 1
+                row.append((o, sign * w))
+            w //= 2
+        out.append(tuple(row))
+    return tuple(out)
+
+
+def greedy_block_es(
+    hands: list[int], seat: int, es: int, fives: bool, weights: tuple[tuple[int, int], ...]
+) -> int:
+    """:func:`greedy_es` for ``hands[seat]`` plus blocking: each seat in ``weights`` that
+    cannot answer the ends a play leaves adds its weight (a ``Move.index``)."""
+    hand = hands[seat]
+    best = -1
+    best_score = -1 << 30
+    m = hand & FIT[es]
+    while m:
+        low = m & -m
+        m ^= low
+        t = TILES[low.bit_length() - 1]
+        rest = hand & ~low
+        base = t.pips + (_DOUBLE if t.is_double else 0)
+        for mv in (t.index * 2, t.index * 2 + 1):
+            new = PLACE[mv * ES_COUNT + es]
+            if new < 0:
+                continue
+            score = base
+            fit = FIT[new]
+            if rest & fit:
+                score += _KEEP_FIT
+            if fives:
+                score += _FIVES * FIVES[new]
+            for o, w in weights:
+                if hands[o] and not hands[o] & fit:
+                    score += w
+            if score > best_score:
+                best, best_score = mv, score
+    return best
+
+
+def playout(
+    view: SeatView, hyp: Hypothesis, first: Move, *, block: bool = False
+) -> tuple[int, ...]:
     """Play ``first`` for the seat to move, then :func:`greedy` for everyone to the round's end.
 
     Returns per side the points still to come this round: the round-end points of §7
     (rounded under Fünferpunkte) plus the Fünferpunkte scored from now on. A seat plays
     whenever it can (it never passes on a drawn fitting tile) and draws when it must.
     ``hyp`` is trusted to agree with ``view`` (see :func:`check`); ``first`` must be legal.
+    With ``block`` every seat plays :func:`greedy_block_es` instead (it sees the guessed
+    hands, as the whole playout does).
     """
     assert view.turn is not None
     k = Kernel.resume(
@@ -174,6 +237,16 @@ def playout(view: SeatView, hyp: Hypothesis, first: Move) -> tuple[int, ...]:
     hands = k.hands
     if step(first.index) < 0:
         raise ValueError(f"{first} is not legal in this view.")
+    if block:
+        weights = block_weights(view.rules)
+        while not k.reason:
+            s = k.turn
+            es = k.es
+            if hands[s] & FIT[es]:
+                step(greedy_block_es(hands, s, es, fives, weights[s]))
+            else:
+                step(DRAW_I if k.lager else PASS_I)
+        return k.totals()
     while not k.reason:
         hand = hands[k.turn]
         es = k.es
@@ -189,9 +262,11 @@ __all__ = [
     "MOVES",
     "PASS_I",
     "Hypothesis",
+    "block_weights",
     "check",
     "determinize",
     "greedy",
+    "greedy_block_es",
     "greedy_es",
     "playout",
 ]

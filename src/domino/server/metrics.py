@@ -71,9 +71,7 @@ class Metrics:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         Gauge("domino_sockets", "Open, signed-in sockets", registry=r).set_function(sockets)
-        Gauge("domino_matches_owned", "Matches this node drives", registry=r).set_function(
-            matches
-        )
+        Gauge("domino_matches_owned", "Matches this node drives", registry=r).set_function(matches)
         Gauge("domino_lobbies", "Lobbies that are not closed", registry=r).set_function(lobbies)
         self.commands = Counter(
             "domino_commands",

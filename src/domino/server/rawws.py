@@ -446,9 +446,7 @@ def protocol_factory(service: Any) -> Callable[..., SocketProtocol]:
     keepalive = Keepalive()
 
     def make(config: Any, server_state: Any, app_state: Any = None) -> SocketProtocol:
-        return SocketProtocol(
-            config, server_state, app_state, service=service, keepalive=keepalive
-        )
+        return SocketProtocol(config, server_state, app_state, service=service, keepalive=keepalive)
 
     return make
 

@@ -584,9 +584,7 @@ class RedisRouter:
                 self._pub_ok = False
                 # Keep the batch (at least once: a batch half sent may repeat), then
                 # trim to the bound, oldest first.
-                self._out.extendleft(
-                    reversed([op for op in batch if not self._is_forgotten(op)])
-                )
+                self._out.extendleft(reversed([op for op in batch if not self._is_forgotten(op)]))
                 while len(self._out) > self.queue_limit:
                     self._out.popleft()
                     self.dropped += 1
