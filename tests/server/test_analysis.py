@@ -252,7 +252,7 @@ async def main() -> None:
     settings = Settings(data_dir=sys.argv[1], analysis_workers=2)
     desk = AnalysisDesk(settings, Database(f"sqlite+aiosqlite:///{sys.argv[1]}/s.db"), "n")
     desk._ensure_started()
-    await desk._warming
+    await desk._starting
     print(" ".join(str(pid) for pid in desk._pool._processes), flush=True)
     await asyncio.sleep(3600)
 
@@ -288,8 +288,8 @@ def test_the_analysis_processes_end_with_their_server(tmp_path: Path) -> None:
 
         async def start() -> list[int]:
             desk._ensure_started()
-            assert desk._warming is not None
-            await desk._warming
+            assert desk._starting is not None
+            await desk._starting
             assert desk._pool is not None
             return list(desk._pool._processes)
 

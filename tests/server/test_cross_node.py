@@ -10,6 +10,7 @@ instead of hanging it); nothing is timed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -395,8 +396,6 @@ def test_sockets_of_a_node_whose_subscriber_was_away_get_a_fresh_snapshot_when_i
     # a subscriber that is away). Once b is subscribed again it asks a for fresh
     # snapshots, so Anna's window and Carl on node b see the table as it is now instead
     # of waiting, perhaps for good (the frame lost may be the match's end).
-    import asyncio
-
     a = node(tmp_path, prefix, "a")
     b = node(tmp_path, prefix, "b")
     try:
@@ -436,7 +435,5 @@ def test_sockets_of_a_node_whose_subscriber_was_away_get_a_fresh_snapshot_when_i
         b.close()
 
 
-async def _new_event() -> Any:
-    import asyncio
-
+async def _new_event() -> asyncio.Event:
     return asyncio.Event()

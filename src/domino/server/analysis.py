@@ -170,7 +170,7 @@ class AnalysisDesk:
         self._pool: ProcessPoolExecutor | None = None
         self._workers: list[asyncio.Task[None]] = []
         self._claiming = 0  # requests between the capacity check and their claim
-        self._warming: asyncio.Task[None] | None = None
+        self._starting: asyncio.Task[None] | None = None
 
     @property
     def capacity(self) -> int:
@@ -190,7 +190,7 @@ class AnalysisDesk:
             return
         self._pool = self._new_pool()
         loop = asyncio.get_running_loop()
-        self._warming = loop.create_task(self._start_processes(self._pool))
+        self._starting = loop.create_task(self._start_processes(self._pool))
         self._workers = [
             loop.create_task(self._work()) for _ in range(self.settings.analysis_workers)
         ]
@@ -212,11 +212,11 @@ class AnalysisDesk:
 
     async def stop(self) -> None:
         """Stop the workers; claims left running are taken over once stale."""
-        tasks = [*self._workers, *([self._warming] if self._warming else [])]
+        tasks = [*self._workers, *([self._starting] if self._starting else [])]
         for w in tasks:
             w.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        self._warming = None
+        self._starting = None
         self._workers = []
         if self._pool is not None:
             _close(self._pool)
@@ -294,7 +294,7 @@ class AnalysisDesk:
                 if self._pool is not None:
                     _close(self._pool)
                 self._pool = self._new_pool()
-                self._warming = asyncio.get_running_loop().create_task(
+                self._starting = asyncio.get_running_loop().create_task(
                     self._start_processes(self._pool)
                 )
             except Exception:
@@ -306,8 +306,8 @@ class AnalysisDesk:
                 job.done.set()
 
     async def _run(self, job: Job) -> None:
-        if self._warming is not None:
-            await asyncio.shield(self._warming)  # the processes are there (or failed)
+        if self._starting is not None:
+            await asyncio.shield(self._starting)  # the processes are there (or failed)
         progress = [0]
         beat = asyncio.create_task(self._heartbeat(job, progress))
         try:
