@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from domino.cli import main
 from domino.loadtest.bench import Row, knee, percentile
+from domino.loadtest.benchanalysis import paired_ratios
 
 
 def test_bench_server_runs_a_small_ramp(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -46,10 +48,21 @@ def test_percentile_by_nearest_rank() -> None:
 
 
 def test_bench_analysis_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["bench", "analysis", "--matches", "2", "--samples", "4", "--clients", "8"]
-    args += ["--warmup", "0.5", "--window", "2", "--pairs", "1", "--delay", "0.05"]
+    # 12 matches: one starts the workers, two measure the server's share, nine are left;
+    # a viewer polls every 0.5 s, so a 2 s window analyses at most four of them.
+    args = ["bench", "analysis", "--matches", "12", "--samples", "4", "--clients", "8"]
+    args += ["--warmup", "0.5", "--window", "2", "--pairs", "2", "--delay", "0.05"]
     assert main(args) == 0
     text = capsys.readouterr().out
-    assert "analysis CPU per 4-seat match to 100 (2 matches, 4 samples" in text
+    assert "analysis CPU per 4-seat match to 100 (12 matches, 4 samples" in text
     rows = [ln.split()[0] for ln in text.splitlines() if ln.split()[:1] in (["off"], ["on"])]
-    assert rows == ["off", "on"]
+    assert rows == ["off", "on", "on", "off"]  # the second pair in reverse order
+
+
+def test_bench_analysis_compares_the_windows_of_each_pair() -> None:
+    def w(p99: float | None) -> SimpleNamespace:
+        return SimpleNamespace(p99=p99)
+
+    rows = [("off", w(10.0), 0), ("on", w(11.0), 3), ("on", w(9.0), 2), ("off", w(12.0), 0)]
+    rows += [("off", w(None), 0), ("on", w(5.0), 1)]  # a window without commands
+    assert paired_ratios(rows, "p99") == [1.1, 0.75]

@@ -23,10 +23,12 @@ import httpx
 import pytest
 
 from domino.analysis import review
+from domino.analysis.review import plan
 from domino.cli import main
 from domino.rules.record import replay
 from domino.server import Settings, create_app
-from domino.server.analysis import judged_moves
+from domino.server import analysis as desk_module
+from domino.server.analysis import Job, analyse_match, judged_moves
 from domino.server.db import Database
 from domino.server.run import free_port, serving_in_thread
 
@@ -195,6 +197,94 @@ def test_an_analysis_is_claimed_computed_once_and_stored(tmp_path: Path) -> None
     assert [s["seat"] for s in body["summary"]] == [0]
     # The workers computed what the pure function computes.
     assert body == json.loads(json.dumps(review(record, judged, samples=SAMPLES, seed=mid)))
+
+
+class Board(list[int]):
+    """A worker's progress board in this process, remembering what was written where;
+    ``stop_after`` writes of progress, it raises the stop flag of ``slot`` as the desk
+    does when the claim is lost."""
+
+    def __init__(self, workers: int, stop_after: int | None = None) -> None:
+        super().__init__([0] * (2 * workers))
+        self.workers = workers
+        self.stop_after = stop_after
+        self.written: list[tuple[int, int]] = []
+
+    def __setitem__(self, i: Any, v: Any) -> None:
+        super().__setitem__(i, v)
+        self.written.append((i, v))
+        if self.stop_after is not None and len(self.written) == self.stop_after:
+            super().__setitem__(self.workers + i, 1)
+
+
+def test_the_worker_publishes_its_progress_after_each_round_and_stops_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with harness(tmp_path, analysis_samples=SAMPLES) as h:
+        _, mid = finished_match(h)
+        record = h.tc.get(f"/api/matches/{mid}").json()["record"]
+        judged = judged_moves(record, h.tc.portal.call(h.service.db.match_log, mid))
+    per_round = plan(judged)
+    assert len(per_round) > 1  # several rounds, so several reports
+    board = Board(workers=2)
+    monkeypatch.setattr(desk_module, "_BOARD", board)
+    text = analyse_match(record, judged, SAMPLES, mid, True, 1, 2)
+    # Slot 1 only, the moves done after each round; the same document as the pure review.
+    totals = [sum(list(per_round.values())[: i + 1]) for i in range(len(per_round))]
+    assert board.written == [(1, n) for n in totals] and totals[-1] == len(judged)
+    assert text is not None
+    pure = review(record, judged, samples=SAMPLES, seed=mid)
+    assert json.loads(text) == json.loads(json.dumps(pure))
+    # Asked to stop (its claim went to another node): no further round, no document.
+    stopping = Board(workers=2, stop_after=1)
+    monkeypatch.setattr(desk_module, "_BOARD", stopping)
+    assert analyse_match(record, judged, SAMPLES, mid, True, 0, 2) is None
+    assert stopping.written == [(0, totals[0])]
+
+
+def test_the_desk_writes_the_progress_it_reads_and_a_lost_claim_stops_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(desk_module, "PROGRESS_EVERY", 0.01)
+    with harness(tmp_path, analysis_samples=SAMPLES, analysis_stale=60.0) as h:
+        _, mid = finished_match(h)
+        db, desk, node = h.service.db, h.service.analyses, h.service.node
+        record = h.tc.get(f"/api/matches/{mid}").json()["record"]
+        judged = judged_moves(record, h.tc.portal.call(db.match_log, mid))
+        now = h.clock.now()
+        assert h.tc.portal.call(db.claim_analysis, mid, node, now, len(judged), SAMPLES, now - 60)
+        job = Job(mid, record, judged)
+        board = Board(workers=1)
+
+        async def watched_until(done: int) -> None:
+            watch = asyncio.create_task(desk._watch(job, board, 0, 1))
+            try:
+                async with asyncio.timeout(TIMEOUT):
+                    while (await db.analysis(mid))["done"] != done:
+                        await asyncio.sleep(0.01)
+            finally:
+                watch.cancel()
+
+        board[0] = 3  # as the worker would after a round
+        h.tc.portal.call(watched_until, 3)
+        assert job.progress == 3
+        # Polls of the node that works on it are answered from what it read last.
+        desk.jobs[mid] = job
+        r = h.tc.get(f"/api/matches/{mid}/analysis")
+        assert r.json() == {"status": "running", "done": 3, "total": len(judged)}
+        del desk.jobs[mid]
+        # Another node took the claim over: the next write fails and stops the worker.
+        assert h.tc.portal.call(db.claim_analysis, mid, "other", now + 61, 9, SAMPLES, now + 1)
+        board[0] = 5
+
+        async def stopped() -> None:
+            async with asyncio.timeout(TIMEOUT):
+                await desk._watch(job, board, 0, 1)
+
+        h.tc.portal.call(stopped)
+        assert board[1] == 1
+        row = h.tc.portal.call(db.analysis, mid)
+        assert row["owner"] == "other" and row["done"] == 0
 
 
 def test_progress_comes_from_another_nodes_claim_until_it_goes_stale(tmp_path: Path) -> None:

@@ -176,17 +176,26 @@ async def _windows(
             print(f"  ({args.clients} clients: not all connected and seated in time)")
         await asyncio.sleep(args.warmup)
         pending = list(ids)
-        for _ in range(args.pairs):
-            rows.append(("off", await _measure([loader], server, base.rss, args.window), 0))
+
+        async def on() -> tuple[str, Any, int]:
             done: list[str] = []
             task = asyncio.create_task(_analyse(server.url, pending, args.concurrent, done))
             row = await _measure([loader], server, base.rss, args.window)
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            rows.append(("on", row, len(done)))
-            print(f"  {rows[-2][0]}: p99 {rows[-2][1].p99} ms; on: p99 {row.p99} ms", flush=True)
-            pending = [m for m in pending if m not in done]
+            pending[:] = [m for m in pending if m not in done]
+            return ("on", row, len(done))
+
+        async def off() -> tuple[str, Any, int]:
+            return ("off", await _measure([loader], server, base.rss, args.window), 0)
+
+        for i in range(args.pairs):
+            # off-on, on-off, off-on ...: a latency that drifts over the run (the
+            # database grows, a neighbour gets busy) favours neither kind of window.
+            pair = [await off(), await on()] if i % 2 == 0 else [await on(), await off()]
+            rows += pair
+            print("  " + "; ".join(f"{k}: p99 {r.p99} ms" for k, r, _ in pair), flush=True)
             if not pending:
                 print("  (every stored match is analysed: raise --matches)")
                 break
@@ -218,10 +227,28 @@ def _report(rows: list[tuple[str, Any, int]]) -> None:
         if off and on:
             a, b = statistics.median(off), statistics.median(on)
             print(f"{name} median: off {a:.2f}, on {b:.2f} ({100 * (b - a) / a:+.1f} %)")
+        ratios = paired_ratios(rows, attr)
+        if ratios:
+            r = statistics.median(ratios)
+            print(
+                f"{name} on/off per pair: median {r:.3f} ({100 * (r - 1):+.1f} %), "
+                f"{len(ratios)} pairs"
+            )
+
+
+def paired_ratios(rows: list[tuple[str, Any, int]], attr: str) -> list[float]:
+    """``on / off`` of ``attr`` for each pair of windows that ran side by side (in
+    either order), skipping a pair where either window has no figure."""
+    out = []
+    for first, second in zip(rows[0::2], rows[1::2], strict=False):
+        by = {first[0]: getattr(first[1], attr), second[0]: getattr(second[1], attr)}
+        if by.get("off") and by.get("on"):
+            out.append(by["on"] / by["off"])
+    return out
 
 
 def _ms(x: float | None) -> str:
     return "-" if x is None else f"{x:.1f}"
 
 
-__all__ = ["bot_record", "percentile", "register", "run"]
+__all__ = ["bot_record", "paired_ratios", "percentile", "register", "run"]

@@ -6,9 +6,11 @@ The analysis itself is :mod:`domino.analysis` (pure). Here:
 - **Off the event loop.** The judging runs in a pool of worker processes (a
   ``forkserver`` pool of ``analysis_workers``, each moved by its initializer to
   Linux's idle scheduling class, which runs it only on a CPU nothing else wants,
-  and to ``nice`` +10 where that class is missing), one round of one match per
-  task. The loop only awaits the futures and writes the progress; live matches
-  keep their core.
+  and to ``nice`` +10 where that class is missing), one whole match per task:
+  the record goes to the worker once and the finished document (JSON text) comes
+  back. The worker publishes its progress after each round in shared memory; the
+  loop reads it and writes it to the database at most once a second. Live
+  matches keep their core, and the serving process does little per analysis.
 - **Bounded.** At most ``analysis_workers + analysis_queue`` matches are being
   analysed or waiting on a node; one more is refused (503 ``analysis_busy``)
   before anything is claimed.
@@ -30,7 +32,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -43,6 +45,46 @@ from .db import Database
 from .settings import Settings
 
 log = logging.getLogger("domino.server.analysis")
+
+#: How often the loop looks at the workers' progress (seconds) and, when it moved,
+#: writes it to the database: a viewer polls about twice a second.
+PROGRESS_EVERY = 1.0
+
+#: In a worker process: the pool's board (set by :func:`_worker_start`). Slot ``i``
+#: holds the judged moves done by the match of the desk's worker ``i``; slot
+#: ``workers + i`` is set to ask that match to stop (its claim went to another node).
+_BOARD: Any = None
+
+
+def _worker_start(nice: int, board: Any) -> None:  # pragma: no cover - in the worker
+    global _BOARD
+    _BOARD = board
+    _lower_priority(nice)
+
+
+def analyse_match(
+    record: Mapping[str, Any],
+    judged: Collection[MoveRef],
+    samples: int,
+    seed: str,
+    hindsight: bool,
+    slot: int,
+    workers: int,
+) -> str | None:  # pragma: no cover - runs in the worker process
+    """In a worker: the whole analysis as JSON text, round by round, publishing the
+    moves done in ``slot`` of the board; ``None`` when asked to stop."""
+    moves: list[dict[str, Any]] = []
+    done = 0
+    for round_no, n in plan(judged).items():
+        if _BOARD is not None and _BOARD[workers + slot]:
+            return None
+        moves += review_round(record, round_no, judged, samples, seed, hindsight)
+        done += n
+        if _BOARD is not None:
+            _BOARD[slot] = done
+    # The document is built and serialized here too: for a whole match that is tens of
+    # milliseconds, which on the event loop would hold up live commands.
+    return assemble_text(record, moves, samples, seed, hindsight)
 
 
 def _lower_priority(nice: int) -> None:  # pragma: no cover - runs in the worker process
@@ -143,6 +185,7 @@ class Job:
     record: dict[str, Any]
     judged: frozenset[MoveRef]
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    progress: int = 0  # judged moves done, as last read from the board
 
 
 class AnalysisError(Exception):
@@ -168,6 +211,7 @@ class AnalysisDesk:
         self.gate = asyncio.Event()
         self.gate.set()
         self._pool: ProcessPoolExecutor | None = None
+        self._board: Any = None  # the pool's shared progress (see analyse_match)
         self._workers: list[asyncio.Task[None]] = []
         self._claiming = 0  # requests between the capacity check and their claim
         self._starting: asyncio.Task[None] | None = None
@@ -178,11 +222,15 @@ class AnalysisDesk:
         return self.settings.analysis_workers + self.settings.analysis_queue
 
     def _new_pool(self) -> ProcessPoolExecutor:
+        ctx = multiprocessing.get_context("forkserver")
+        workers = self.settings.analysis_workers
+        # Shared memory handed to the workers as they start (it cannot travel with a task).
+        self._board = ctx.RawArray("q", 2 * workers)
         return ProcessPoolExecutor(
-            max_workers=self.settings.analysis_workers,
-            mp_context=multiprocessing.get_context("forkserver"),
-            initializer=_lower_priority,
-            initargs=(self.settings.analysis_nice,),
+            max_workers=workers,
+            mp_context=ctx,
+            initializer=_worker_start,
+            initargs=(self.settings.analysis_nice, self._board),
         )
 
     def _ensure_started(self) -> None:
@@ -192,7 +240,7 @@ class AnalysisDesk:
         loop = asyncio.get_running_loop()
         self._starting = loop.create_task(self._start_processes(self._pool))
         self._workers = [
-            loop.create_task(self._work()) for _ in range(self.settings.analysis_workers)
+            loop.create_task(self._work(slot)) for slot in range(self.settings.analysis_workers)
         ]
 
     async def _start_processes(self, pool: ProcessPoolExecutor) -> None:
@@ -232,6 +280,9 @@ class AnalysisDesk:
     async def get(self, mid: str) -> tuple[int, dict[str, Any] | str]:
         """``(200, analysis as JSON text)`` when stored, ``(202, progress)`` while it is
         worked on (claimed now if nobody has it); :class:`AnalysisError` otherwise."""
+        job = self.jobs.get(mid)
+        if job is not None:  # this node's, waiting or running: answered without a query
+            return 202, _running(job.progress, len(job.judged))
         now = self.clock.now()
         stale_before = now - self.settings.analysis_stale
         # The analysis row first: a viewer polls while it runs, and only a row that is
@@ -242,7 +293,7 @@ class AnalysisDesk:
                 return 200, stored["result"]
             if stored["status"] == "failed":
                 raise AnalysisError("analysis_failed", 500)
-            if stored["updated_at"] >= stale_before or mid in self.jobs:
+            if stored["updated_at"] >= stale_before:
                 return 202, _progress(stored)
         row = await self.db.match(mid)
         if row is None:
@@ -279,12 +330,12 @@ class AnalysisDesk:
         return 202, {"status": "running", "done": 0, "total": total}
 
     # -- the workers -------------------------------------------------------------------
-    async def _work(self) -> None:
+    async def _work(self, slot: int) -> None:
         while True:
             await self.gate.wait()
             job = await self.queue.get()
             try:
-                await self._run(job)
+                await self._run(job, slot)
             except asyncio.CancelledError:
                 raise
             except BrokenProcessPool:
@@ -305,60 +356,59 @@ class AnalysisDesk:
                 self.jobs.pop(job.mid, None)
                 job.done.set()
 
-    async def _run(self, job: Job) -> None:
+    async def _run(self, job: Job, slot: int) -> None:
         if self._starting is not None:
             await asyncio.shield(self._starting)  # the processes are there (or failed)
-        progress = [0]
-        beat = asyncio.create_task(self._heartbeat(job, progress))
+        assert self._pool is not None
+        board, workers = self._board, self.settings.analysis_workers
+        board[slot] = board[workers + slot] = 0
+        s = self.settings
+        loop = asyncio.get_running_loop()
+        work = loop.run_in_executor(
+            self._pool,
+            analyse_match,
+            job.record,
+            job.judged,
+            s.analysis_samples,
+            job.mid,  # the seed: public, and fixes the samples (the analysis can be redone)
+            s.analysis_hindsight,
+            slot,
+            workers,
+        )
+        beat = asyncio.create_task(self._watch(job, board, slot, workers))
         try:
-            await self._judge(job, progress)
+            result = await work
         finally:
             beat.cancel()
             await asyncio.gather(beat, return_exceptions=True)
+        if result is None:
+            return  # stopped: the claim went to another node
+        if not await self.db.finish_analysis(job.mid, self.node, self.clock.now(), result):
+            log.warning("analysis of %s: the claim went to another node", job.mid)
 
-    async def _heartbeat(self, job: Job, progress: list[int]) -> None:
-        """Keep the claim fresh while a long round is judged (the workers run only on
-        idle CPU, so a round may take long on a busy machine): other nodes must not
-        take over a claim whose owner is alive."""
-        while True:
-            await asyncio.sleep(self.settings.analysis_stale / 4)
-            await self.db.analysis_progress(job.mid, self.node, progress[0], self.clock.now())
-
-    async def _judge(self, job: Job, progress: list[int]) -> None:
+    async def _watch(self, job: Job, board: Any, slot: int, workers: int) -> None:
+        """Read the worker's progress once a second and write it when it moved; also keep
+        the claim fresh while a long round is judged (the workers run only on idle CPU, so
+        a round may take long on a busy machine): other nodes must not take over a claim
+        whose owner is alive. A lost claim stops the worker."""
         loop = asyncio.get_running_loop()
-        s = self.settings
-        seed = job.mid  # public, and fixes the samples: the analysis can be recomputed
-        moves: list[dict[str, Any]] = []
-        done = 0
-        for round_no, n in plan(job.judged).items():
-            moves += await loop.run_in_executor(
-                self._pool,
-                review_round,
-                job.record,
-                round_no,
-                job.judged,
-                s.analysis_samples,
-                seed,
-                s.analysis_hindsight,
-            )
-            done += n
-            progress[0] = done
+        written = loop.time()
+        while True:
+            await asyncio.sleep(PROGRESS_EVERY)
+            done = int(board[slot])
+            if done == job.progress and loop.time() - written < self.settings.analysis_stale / 4:
+                continue
+            job.progress = done
+            written = loop.time()
             if not await self.db.analysis_progress(job.mid, self.node, done, self.clock.now()):
                 log.warning("analysis of %s: the claim went to another node", job.mid)
+                board[workers + slot] = 1
                 return
-        # The document is built and serialized in the worker too: for a whole match that
-        # is tens of milliseconds, which on the event loop would hold up live commands.
-        result = await loop.run_in_executor(
-            self._pool,
-            assemble_text,
-            job.record,
-            moves,
-            s.analysis_samples,
-            seed,
-            s.analysis_hindsight,
-        )
-        await self.db.finish_analysis(job.mid, self.node, self.clock.now(), result)
+
+
+def _running(done: int, total: int) -> dict[str, Any]:
+    return {"status": "running", "done": done, "total": total}
 
 
 def _progress(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {"status": "running", "done": int(row["done"]), "total": int(row["total"])}
+    return _running(int(row["done"]), int(row["total"]))

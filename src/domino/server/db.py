@@ -1110,6 +1110,8 @@ class Database:
                 .where(a.c.match_id == mid, a.c.owner == owner[:64], a.c.status == "running")
                 .values(
                     status="done" if result is not None else "failed",
+                    # Progress is written at most once a second: a finished one is whole.
+                    done=a.c.total if result is not None else a.c.done,
                     updated_at=now,
                     result=result if result is None or isinstance(result, str) else _dumps(result),
                 )
