@@ -20,7 +20,7 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from domino.cli.serve import signin_budget
+from domino.cli.serve import duty, signin_budget
 from domino.server.run import free_port
 
 #: Bound of every wait (seconds); the waits poll, nothing sleeps a fixed while.
@@ -135,6 +135,13 @@ def test_the_signin_budget_option_is_burst_and_rate() -> None:
     for bad in ("50", "a,b", "0,1", "10,-1"):
         with pytest.raises(argparse.ArgumentTypeError):
             signin_budget(bad)
+
+
+def test_the_analysis_duty_is_a_share_of_a_core() -> None:
+    assert duty("0.3") == 0.3 and duty("1") == 1.0
+    for bad in ("0", "-0.5", "1.5", "viel", "nan"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            duty(bad)
 
 
 @pytest.mark.parametrize("action", ["upgrade", "current"])

@@ -28,7 +28,7 @@ from domino.cli import main
 from domino.rules.record import replay
 from domino.server import Settings, create_app
 from domino.server import analysis as desk_module
-from domino.server.analysis import Job, analyse_match, judged_moves
+from domino.server.analysis import Job, Pacer, analyse_match, judged_moves
 from domino.server.db import Database
 from domino.server.run import free_port, serving_in_thread
 
@@ -197,6 +197,28 @@ def test_an_analysis_is_claimed_computed_once_and_stored(tmp_path: Path) -> None
     assert [s["seat"] for s in body["summary"]] == [0]
     # The workers computed what the pure function computes.
     assert body == json.loads(json.dumps(review(record, judged, samples=SAMPLES, seed=mid)))
+
+
+def test_a_worker_rests_so_that_it_uses_its_share_of_a_core() -> None:
+    cpu = [0.0]
+    rests: list[float] = []
+
+    def work(seconds: float) -> None:
+        cpu[0] += seconds
+        pace()
+
+    pace = Pacer(0.25, burst=0.02, cpu=lambda: cpu[0], sleep=rests.append)
+    work(0.01)  # less than a burst: no rest yet
+    assert rests == []
+    work(0.02)  # 30 ms of CPU: 90 ms of rest keeps it at a quarter
+    assert rests == [pytest.approx(0.09)]
+    work(0.04)
+    assert rests[-1] == pytest.approx(0.12)
+    assert sum(rests) == pytest.approx(3 * cpu[0])
+    whole = Pacer(1.0, cpu=lambda: cpu[0], sleep=rests.append)
+    cpu[0] += 5.0
+    whole()
+    assert len(rests) == 2  # a whole core: never rests
 
 
 class Board(list[int]):

@@ -125,12 +125,14 @@ def review_round(
     samples: int = DEFAULT_SAMPLES,
     seed: str = "",
     hindsight: bool = True,
+    pace: Callable[[], None] | None = None,
 ) -> list[dict[str, Any]]:
     """The judgements of round ``round_no``'s moves named in ``judged``.
 
     A move with a single choice (a forced draw, a forced pass, one fitting tile) is
     listed as ``"forced"`` without values. ``hindsight`` adds the judgement that knows
-    every hand, under the key ``"hindsight"``.
+    every hand, under the key ``"hindsight"``. ``pace`` is called after each judged
+    move (the server's workers rest there to leave the CPU to live matches).
     """
     wanted = {k for r, k in judged if r == round_no}
     out: list[dict[str, Any]] = []
@@ -158,6 +160,8 @@ def review_round(
             d["best_move"] = h.is_best
             entry["hindsight"] = d
         out.append(entry)
+        if pace is not None:
+            pace()
     return out
 
 

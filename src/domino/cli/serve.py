@@ -101,6 +101,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="worker processes for post-match analyses (default 1; 0: analyses off, "
         "docs/analysis.md)",
     )
+    p.add_argument(
+        "--analysis-duty",
+        type=duty,
+        default=None,
+        metavar="SHARE",
+        help="the share of a core each analysis worker may use, above 0 up to 1 (default "
+        "0.3: it rests the other 70 %% of the time, which keeps live matches fast)",
+    )
     p.set_defaults(func=run)
 
 
@@ -114,6 +122,17 @@ def signin_budget(text: str) -> tuple[float, float]:
     if not all(x > 0 for x in pair):
         raise argparse.ArgumentTypeError("the burst and the rate must be positive")
     return pair
+
+
+def duty(text: str) -> float:
+    """``--analysis-duty``: a share of a core, above 0 and at most 1."""
+    try:
+        share = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < share <= 1:
+        raise argparse.ArgumentTypeError("the share must be above 0 and at most 1")
+    return share
 
 
 def bot_budget(text: str) -> float | None:
@@ -175,6 +194,8 @@ def run(args: argparse.Namespace) -> int:
         settings = dataclasses.replace(settings, signin_burst=burst, signin_rate=rate)
     if args.analysis_workers is not None:
         settings = dataclasses.replace(settings, analysis_workers=max(0, args.analysis_workers))
+    if args.analysis_duty is not None:
+        settings = dataclasses.replace(settings, analysis_duty=args.analysis_duty)
     if hasattr(args, "bot_budget"):
         settings = dataclasses.replace(settings, bot_budget=args.bot_budget)
     node = args.node or f"{socket.gethostname()}:{settings.port}"

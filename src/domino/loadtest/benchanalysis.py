@@ -55,6 +55,13 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--pairs", type=int, default=2, help="off/on window pairs")
     p.add_argument("--concurrent", type=int, default=1, help="analyses kept running")
     p.add_argument("--cpu-only", action="store_true", help="only the CPU figure")
+    p.add_argument(
+        "--duty",
+        type=float,
+        default=None,
+        help="the server's analysis_duty (the share of a core a worker may use; "
+        "default: the server's own)",
+    )
     p.set_defaults(func=run)
 
 
@@ -95,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         data = Path(tmp) / "data"
         data.mkdir()
         ids = asyncio.run(_store(data, records))
-        server = ServerProcess(data, log=Path(tmp) / "server.log")
+        extra = [] if args.duty is None else ["--analysis-duty", str(args.duty)]
+        server = ServerProcess(data, log=Path(tmp) / "server.log", extra=extra)
         server.start()
         try:
             rows = asyncio.run(_windows(args, server, ids))

@@ -48,6 +48,7 @@ def parser() -> argparse.ArgumentParser:
         help="experiment: do not store match entries (measures the database's share)",
     )
     p.add_argument("--lag", type=Path, default=None, help="append event-loop lag per second here")
+    p.add_argument("--analysis-duty", type=float, default=None, help="Settings.analysis_duty (0-1]")
     p.add_argument(
         "--gc",
         choices=("policy", "defaults"),
@@ -176,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         extra["bucket_burst"] = args.burst
     if args.rate is not None:
         extra["bucket_rate"] = args.rate
+    if args.analysis_duty is not None:
+        extra["analysis_duty"] = args.analysis_duty
     settings = Settings(
         host="127.0.0.1",
         port=args.port,

@@ -32,7 +32,8 @@ import contextlib
 import logging
 import multiprocessing
 import os
-from collections.abc import Collection, Mapping
+import time
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -62,6 +63,38 @@ def _worker_start(nice: int, board: Any) -> None:  # pragma: no cover - in the w
     _lower_priority(nice)
 
 
+class Pacer:
+    """Holds a worker to ``duty`` of a core: after each ``burst`` seconds of CPU it rests
+    so long that its CPU time stays ``duty`` of the time passed.
+
+    The idle scheduling class already gives a live match the CPU the moment it wants
+    it; what it cannot give back is the caches and the memory bus a busy neighbour
+    shares, which make the serving process slower per command (docs/performance.md).
+    Resting most of the time leaves them to live matches most of the time."""
+
+    def __init__(
+        self,
+        duty: float,
+        burst: float = 0.02,
+        cpu: Callable[[], float] = time.process_time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.duty = duty
+        self.burst = burst
+        self.cpu = cpu
+        self.sleep = sleep
+        self.mark = cpu()
+
+    def __call__(self) -> None:
+        if self.duty >= 1.0:
+            return
+        used = self.cpu() - self.mark
+        if used < self.burst:
+            return
+        self.sleep(used * (1.0 - self.duty) / self.duty)
+        self.mark = self.cpu()
+
+
 def analyse_match(
     record: Mapping[str, Any],
     judged: Collection[MoveRef],
@@ -70,15 +103,18 @@ def analyse_match(
     hindsight: bool,
     slot: int,
     workers: int,
+    duty: float = 1.0,
 ) -> str | None:  # pragma: no cover - runs in the worker process
     """In a worker: the whole analysis as JSON text, round by round, publishing the
-    moves done in ``slot`` of the board; ``None`` when asked to stop."""
+    moves done in ``slot`` of the board; ``None`` when asked to stop. ``duty``: see
+    :class:`Pacer`."""
     moves: list[dict[str, Any]] = []
     done = 0
+    pace = Pacer(duty)
     for round_no, n in plan(judged).items():
         if _BOARD is not None and _BOARD[workers + slot]:
             return None
-        moves += review_round(record, round_no, judged, samples, seed, hindsight)
+        moves += review_round(record, round_no, judged, samples, seed, hindsight, pace)
         done += n
         if _BOARD is not None:
             _BOARD[slot] = done
@@ -374,6 +410,7 @@ class AnalysisDesk:
             s.analysis_hindsight,
             slot,
             workers,
+            s.analysis_duty,
         )
         beat = asyncio.create_task(self._watch(job, board, slot, workers))
         try:

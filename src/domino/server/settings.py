@@ -72,13 +72,16 @@ class Settings:
     # Post-match analyses (docs/analysis.md): worker processes, matches that may wait
     # beyond them, sampled deals per decision, the priority the workers lower themselves
     # to, seconds after which a claim nobody reports on is taken over, and whether the
-    # hindsight judgement (knowing every hand) is stored beside it.
+    # hindsight judgement (knowing every hand) is stored beside it. ``analysis_duty`` is
+    # the share of a core a worker may use: it rests after each slice of work so that
+    # live matches keep the machine's caches and cores to themselves most of the time.
     analysis_workers: int = 1
     analysis_queue: int = 8
     analysis_samples: int = 200
     analysis_nice: int = 10
     analysis_stale: float = 60.0
     analysis_hindsight: bool = True
+    analysis_duty: float = 0.3
     # The garbage collector's policy for a serving process (server/gcpolicy.py); None
     # leaves the interpreter's defaults (tests run many servers in one process).
     gc_policy: GcPolicy | None = None
