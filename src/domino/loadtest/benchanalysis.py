@@ -145,7 +145,7 @@ async def _analyse(url: str, ids: list[str], concurrent: int, done: list[str]) -
                     break
                 if r.status_code not in (202, 503):
                     raise RuntimeError(f"analysis of {mid}: {r.status_code} {r.text}")
-                await asyncio.sleep(0.5)  # a viewer asks about twice a second
+                await asyncio.sleep(0.5)  # twice as often as the viewer (replay.js)
 
     async with httpx.AsyncClient(base_url=url, timeout=30.0) as client:
         await asyncio.gather(*(one(client) for _ in range(concurrent)))
@@ -184,11 +184,13 @@ async def _windows(
             print(f"  ({args.clients} clients: not all connected and seated in time)")
         await asyncio.sleep(args.warmup)
         pending = list(ids)
+        pooled: dict[str, list[float]] = {"off": [], "on": []}  # every latency, by kind
 
         async def on() -> tuple[str, Any, int]:
             done: list[str] = []
             task = asyncio.create_task(_analyse(server.url, pending, args.concurrent, done))
             row = await _measure([loader], server, base.rss, args.window)
+            pooled["on"] += loader.lat
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
@@ -196,7 +198,9 @@ async def _windows(
             return ("on", row, len(done))
 
         async def off() -> tuple[str, Any, int]:
-            return ("off", await _measure([loader], server, base.rss, args.window), 0)
+            row = await _measure([loader], server, base.rss, args.window)
+            pooled["off"] += loader.lat
+            return ("off", row, 0)
 
         for i in range(args.pairs):
             # off-on, on-off, off-on ...: a latency that drifts over the run (the
@@ -207,6 +211,13 @@ async def _windows(
             if not pending:
                 print("  (every stored match is analysed: raise --matches)")
                 break
+        off_p99, on_p99 = percentile(pooled["off"], 0.99), percentile(pooled["on"], 0.99)
+        if off_p99 and on_p99:
+            print(
+                f"p99 of every command in the kind's windows: off {off_p99:.2f} ms "
+                f"({len(pooled['off'])} commands), on {on_p99:.2f} ms "
+                f"({len(pooled['on'])}): {100 * (on_p99 / off_p99 - 1):+.1f} %"
+            )
     finally:
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             await loader.send("stop")
