@@ -9,8 +9,9 @@ The analysis itself is :mod:`domino.analysis` (pure). Here:
   and to ``nice`` +10 where that class is missing), one whole match per task:
   the record goes to the worker once and the finished document (JSON text) comes
   back. The worker publishes its progress after each round in shared memory; the
-  loop reads it and writes it to the database at most once a second. Live
-  matches keep their core, and the serving process does little per analysis.
+  loop reads it and writes it to the database at most once a second. A worker
+  rests so that it uses at most ``analysis_duty`` of a core (:class:`Pacer`).
+  Live matches keep their core, and the serving process does little per analysis.
 - **Bounded.** At most ``analysis_workers + analysis_queue`` matches are being
   analysed or waiting on a node; one more is refused (503 ``analysis_busy``)
   before anything is claimed.
