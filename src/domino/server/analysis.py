@@ -49,7 +49,7 @@ from .settings import Settings
 log = logging.getLogger("domino.server.analysis")
 
 #: How often the loop looks at the workers' progress (seconds) and, when it moved,
-#: writes it to the database: a viewer polls about twice a second.
+#: writes it to the database: the browser's viewer polls once a second.
 PROGRESS_EVERY = 1.0
 
 #: In a worker process: the pool's board (set by :func:`_worker_start`). Slot ``i``
@@ -69,9 +69,10 @@ class Pacer:
     so long that its CPU time stays ``duty`` of the time passed.
 
     The idle scheduling class already gives a live match the CPU the moment it wants
-    it; what it cannot give back is the caches and the memory bus a busy neighbour
-    shares, which make the serving process slower per command (docs/performance.md).
-    Resting most of the time leaves them to live matches most of the time."""
+    it; what it cannot give back is the caches, the memory bus and, on a virtual
+    machine, the host's cores that a busy neighbour shares: a worker at a whole core
+    measurably slowed live commands (docs/performance.md). Resting most of the time
+    leaves them to live matches most of the time."""
 
     def __init__(
         self,
