@@ -58,6 +58,18 @@ def _play(
     return r, before
 
 
+def _at_turn(
+    rules: Rules, seed: int, steps: int, policy: str
+) -> tuple[RoundState, SeatView, Knowledge, dict[int, tuple[int, int]]] | None:
+    """:func:`_play`, then the view and the knowledge of the seat to move; ``None`` when
+    the round is over by then."""
+    r, before = _play(rules, seed, steps, policy)
+    if r.over:
+        return None
+    v = view(r, r.turn)
+    return r, v, infer(v), before
+
+
 def _truth(r: RoundState) -> Hypothesis:
     return Hypothesis(tuple(r.hands), tuple(r.lager), r.out)
 
@@ -92,12 +104,11 @@ def _true_where(r: RoundState, know: Knowledge) -> tuple[tuple[int, ...], ...] |
 @SETTINGS
 @given(rules=rules_st, seed=seeds, steps=st.integers(min_value=0, max_value=40))
 def test_past_plays_rebuild_the_hand_each_seat_held(rules: Rules, seed: int, steps: int) -> None:
-    r, before = _play(rules, seed, steps, "random")
-    if r.over:
+    at = _at_turn(rules, seed, steps, "random")
+    if at is None:
         return
+    r, v, know, before = at
     me = r.turn
-    v = view(r, me)
-    know = infer(v)
     where = _true_where(r, know)
     plays = past_plays(v, know)
     for play in plays:
@@ -120,11 +131,10 @@ def test_past_plays_rebuild_the_hand_each_seat_held(rules: Rules, seed: int, ste
 def test_fortgeschritten_plays_are_fully_plausible_in_the_true_deal(
     rules: Rules, seed: int, steps: int
 ) -> None:
-    r, _ = _play(rules, seed, steps, "fortgeschritten")
-    if r.over:
+    at = _at_turn(rules, seed, steps, "fortgeschritten")
+    if at is None:
         return
-    v = view(r, r.turn)
-    know = infer(v)
+    r, v, know, _ = at
     where = _true_where(r, know)
     if where is not None:
         assert plausibility(past_plays(v, know), _truth(r), where, rules.fives, 3.0) == 1.0
@@ -135,11 +145,10 @@ def test_fortgeschritten_plays_are_fully_plausible_in_the_true_deal(
 def test_plausibility_is_a_probability_and_random_play_is_less_plausible(
     rules: Rules, seed: int, steps: int
 ) -> None:
-    r, _ = _play(rules, seed, steps, "random")
-    if r.over:
+    at = _at_turn(rules, seed, steps, "random")
+    if at is None:
         return
-    v = view(r, r.turn)
-    know = infer(v)
+    _, v, know, _ = at
     hyp, where = guess_slots(know, v, random.Random(seed))
     plays = past_plays(v, know)
     w = plausibility(plays, hyp, where, rules.fives, 3.0)
@@ -151,11 +160,10 @@ def test_plausibility_is_a_probability_and_random_play_is_less_plausible(
 @SETTINGS
 @given(rules=rules_st, seed=seeds, steps=st.integers(min_value=0, max_value=40))
 def test_slot_guesses_are_the_guesses(rules: Rules, seed: int, steps: int) -> None:
-    r, _ = _play(rules, seed, steps, "random")
-    if r.over:
+    at = _at_turn(rules, seed, steps, "random")
+    if at is None:
         return
-    v = view(r, r.turn)
-    know = infer(v)
+    r, v, know, _ = at
     hyp, where = guess_slots(know, v, random.Random(seed))
     assert guess(know, v, random.Random(seed)) == hyp
     for s, tiles in enumerate(where):
@@ -170,12 +178,11 @@ def test_slot_guesses_are_the_guesses(rules: Rules, seed: int, steps: int) -> No
 @SETTINGS
 @given(rules=rules_st, seed=seeds, steps=st.integers(min_value=0, max_value=40))
 def test_weighed_guesses_agree_with_the_view(rules: Rules, seed: int, steps: int) -> None:
-    r, _ = _play(rules, seed, steps, "fortgeschritten")
-    if r.over:
+    at = _at_turn(rules, seed, steps, "fortgeschritten")
+    if at is None:
         return
+    r, v, know, _ = at
     me = r.turn
-    v = view(r, me)
-    know = infer(v)
     bot = Meister(seed, tau=2.0, tries=4)
     plays = bot._evidence(v, know)
     for _ in range(5):
