@@ -7,20 +7,26 @@ On SQLite, so it runs everywhere; tests/cluster runs the same behind HAProxy.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import pty
+import resource
 import secrets
+import select
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from domino.cli.serve import duty, signin_budget
+from domino.cli import build_parser
+from domino.cli.serve import duty, environment_table, signin_budget
 from domino.server.run import free_port
 
 #: Bound of every wait (seconds); the waits poll, nothing sleeps a fixed while.
@@ -160,3 +166,133 @@ def test_db_commands_name_an_unusable_database_in_one_line(tmp_path: Path, actio
         "(Verbindung abgelehnt: dort lauscht niemand). Prüfe --db."
     )
     assert "Traceback" not in done.stderr
+
+
+def serve_args(*argv: str) -> argparse.Namespace:
+    return build_parser().parse_args(["serve", *argv])
+
+
+def test_every_flag_can_come_from_the_environment_and_a_flag_wins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DOMINO_PORT", "8123")
+    monkeypatch.setenv("DOMINO_DB", "postgresql+asyncpg://domino:geheim@db/domino")
+    monkeypatch.setenv("DOMINO_BOT_BUDGET", "off")
+    monkeypatch.setenv("DOMINO_SIGNIN_BUDGET", "50,2")
+    monkeypatch.setenv("DOMINO_LOG_FORMAT", "text")
+    args = serve_args()
+    assert args.port == 8123 and args.db == "postgresql+asyncpg://domino:geheim@db/domino"
+    assert args.bot_budget is None and args.signin_budget == (50.0, 2.0)
+    assert args.log_format == "text"
+    assert serve_args("--port", "9000", "--log-format", "json").port == 9000
+    assert serve_args("--log-format", "json").log_format == "json"
+    monkeypatch.delenv("DOMINO_BOT_BUDGET")
+    assert not hasattr(serve_args(), "bot_budget")  # absent: the server's default
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("DOMINO_PORT", "achttausend"), ("DOMINO_LOG_FORMAT", "xml"), ("DOMINO_ANALYSIS_DUTY", "2")],
+)
+def test_a_bad_environment_value_is_named_like_a_bad_flag(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str, value: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as stop:
+        serve_args()
+    assert stop.value.code == 2
+    assert f"{name}: " in capsys.readouterr().err
+
+
+def test_the_deploy_guide_lists_every_flag_with_its_variable() -> None:
+    sub = build_parser()._subparsers
+    assert sub is not None
+    serve = sub._group_actions[0].choices["serve"]  # type: ignore[index]
+    rows = environment_table(serve)
+    assert ("--redis", "DOMINO_REDIS") in rows and ("--db", "DOMINO_DB") in rows
+    guide = (Path(__file__).parents[2] / "docs" / "deploy.md").read_text()
+    for flag, variable in rows:
+        assert f"| `{flag}` | `{variable}` |" in guide, flag
+
+
+def start_serve(tmp_path: Path, *extra: str, **popen: Any) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    cmd = [sys.executable, "-m", "domino.cli", "serve", "--port", str(port)]
+    cmd += ["--data", str(tmp_path), "--analysis-workers", "0", *extra]
+    popen.setdefault("stdout", subprocess.DEVNULL)
+    return subprocess.Popen(cmd, **popen), port
+
+
+def stop_serve(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=LIMIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_logs_are_text_at_a_terminal_and_json_otherwise(tmp_path: Path) -> None:
+    main, side = pty.openpty()
+    proc, port = start_serve(tmp_path, stderr=side)
+    os.close(side)
+    try:
+        until(lambda: health(port), proc)
+    finally:
+        stop_serve(proc)
+    at_terminal = read_all(main)
+    assert "Uvicorn running" in at_terminal or "Application startup" in at_terminal
+    assert not any(line.startswith("{") for line in at_terminal.splitlines() if line.strip())
+
+    proc, port = start_serve(tmp_path, stderr=subprocess.PIPE)
+    try:
+        until(lambda: health(port), proc)
+    finally:
+        stop_serve(proc)
+    assert proc.stderr is not None
+    lines = [line for line in proc.stderr.read().decode().splitlines() if line.strip()]
+    assert lines and all(json.loads(line)["level"] for line in lines)
+
+
+def read_all(fd: int) -> str:
+    chunks = []
+    while select.select([fd], [], [], 0.5)[0]:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the other side closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def open_files_limit(pid: int) -> tuple[int, int]:
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return int(soft), int(hard)
+    raise AssertionError("no open-files line")
+
+
+@pytest.mark.skipif(not Path("/proc/self/limits").exists(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize("hard", [600, 3000])
+def test_serve_raises_its_open_file_limit_and_warns_when_the_hard_one_is_too_low(
+    tmp_path: Path, hard: int
+) -> None:
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (300, hard))
+
+    proc, port = start_serve(
+        tmp_path, "--max-connections", "1000", stderr=subprocess.PIPE, preexec_fn=limit
+    )
+    try:
+        until(lambda: health(port), proc)
+        assert open_files_limit(proc.pid) == (hard, hard)
+    finally:
+        stop_serve(proc)
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode()
+    warning = "Dieser Prozess darf höchstens 600 Dateien öffnen, braucht für 1000 Verbindungen"
+    assert (warning in err) == (hard == 600), err

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import os
 import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from domino.server import Settings
@@ -55,8 +56,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--log-format",
         choices=("json", "text"),
-        default="json",
-        help="json: one JSON object per line (default); text: for reading at a terminal",
+        default=None,
+        help="json: one JSON object per line; text: for reading (default: text when stderr "
+        "is a terminal, json otherwise)",
     )
     p.add_argument(
         "--node",
@@ -109,7 +111,104 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the share of a core each analysis worker may use, above 0 up to 1 (default "
         "0.3: it rests the other 70 %% of the time, which keeps live matches fast)",
     )
+    p.add_argument(
+        "--max-connections",
+        type=positive_int,
+        default=MAX_CONNECTIONS,
+        metavar="N",
+        help=f"open connections (sockets and requests) this node serves at once; beyond them "
+        f"it answers 503 (default {MAX_CONNECTIONS:,}); the open-file limit must allow them",
+    )
     p.set_defaults(func=run)
+    from_environment(p)
+
+
+#: ``--max-connections``' default: twice the players docs/deploy.md plans per node.
+MAX_CONNECTIONS = 4000
+#: File descriptors a node needs beside its connections: the database pool, Redis, the
+#: analysis workers' pipes, log files, the listening socket.
+RESERVED_FILES = 256
+#: Every flag ``--some-flag`` can also be given as the environment variable
+#: ``DOMINO_SOME_FLAG`` (so passwords in URLs need not show in ``ps``); a flag wins.
+ENV_PREFIX = "DOMINO_"
+
+
+def env_name(option: str) -> str:
+    """The environment variable of a long option: ``--redis-prefix`` -> DOMINO_REDIS_PREFIX."""
+    return ENV_PREFIX + option.removeprefix("--").replace("-", "_").upper()
+
+
+def environment_table(parser: argparse.ArgumentParser) -> list[tuple[str, str]]:
+    """``(flag, variable)`` for every option of ``parser`` that takes a value."""
+    rows = []
+    for action in parser._actions:
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if longs and action.nargs != 0:
+            rows.append((longs[0], env_name(longs[0])))
+    return rows
+
+
+def from_environment(parser: argparse.ArgumentParser) -> None:
+    """Let the environment give the defaults of ``parser``'s options (see
+    :data:`ENV_PREFIX`). A value that its option would refuse stops the parse with the
+    variable's name in the message, as a bad flag does."""
+    original = parser.parse_known_args
+
+    def parse_known_args(args: Any = None, namespace: Any = None) -> Any:
+        for action in parser._actions:
+            longs = [o for o in action.option_strings if o.startswith("--")]
+            if not longs or action.nargs == 0:
+                continue
+            name = env_name(longs[0])
+            text = os.environ.get(name)
+            if text is None or text == "":
+                continue
+            try:
+                value = action.type(text) if callable(action.type) else text
+            except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
+                parser.error(f"{name}: {exc or text!r}")
+            if action.choices is not None and value not in action.choices:
+                choices = ", ".join(map(str, action.choices))
+                parser.error(f"{name}: {text!r} is not one of {choices}")
+            action.default = value
+        return original(args, namespace)
+
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
+
+
+def positive_int(text: str) -> int:
+    """A whole number above 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be above 0")
+    return value
+
+
+def raise_open_files(need: int) -> tuple[int, int] | None:
+    """Raise this process's soft limit of open files to its hard limit (systemd's usual
+    soft limit of 1,024 would fail a node at about 1,000 sockets). Returns ``(hard,
+    need)`` when even the hard limit is below ``need``, else ``None``."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX: nothing to raise
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            hard = soft
+    if hard == resource.RLIM_INFINITY and soft != hard:
+        target = max(soft, need)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):
+            return None
+        return None
+    return (hard, need) if hard < need else None
 
 
 def signin_budget(text: str) -> tuple[float, float]:
@@ -200,7 +299,16 @@ def run(args: argparse.Namespace) -> int:
         settings = dataclasses.replace(settings, bot_budget=args.bot_budget)
     node = args.node or f"{socket.gethostname()}:{settings.port}"
     settings = dataclasses.replace(settings, node=node)
-    configure_logging(args.log_format, args.log_level, node)
+    fmt = args.log_format or ("text" if sys.stderr.isatty() else "json")
+    configure_logging(fmt, args.log_level, node)
+    short = raise_open_files(args.max_connections + RESERVED_FILES)
+    if short is not None:
+        hard, need = short
+        print(
+            t("serve_few_files", hard=hard, need=need, connections=args.max_connections),
+            file=sys.stderr,
+            flush=True,
+        )
     try:
         asyncio.run(prepare_database(settings))
         if settings.redis_url:
@@ -213,7 +321,14 @@ def run(args: argparse.Namespace) -> int:
     proxy = {}
     if args.forwarded_allow_ips:
         proxy = {"proxy_headers": True, "forwarded_allow_ips": args.forwarded_allow_ips}
-    config = uvicorn_config(app, settings, log_level=args.log_level, log_config=None, **proxy)
+    config = uvicorn_config(
+        app,
+        settings,
+        log_level=args.log_level,
+        log_config=None,
+        limit_concurrency=args.max_connections,
+        **proxy,
+    )
     NodeServer(config, app.state.service, args.drain_grace).run()
     return 0
 
