@@ -123,8 +123,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from_environment(p)
 
 
-#: ``--max-connections``' default: twice the players docs/deploy.md plans per node.
-MAX_CONNECTIONS = 4000
+#: ``--max-connections``' default: above what one node serves on one core (docs/deploy.md).
+MAX_CONNECTIONS = 10_000
 #: File descriptors a node needs beside its connections: the database pool, Redis, the
 #: analysis workers' pipes, log files, the listening socket.
 RESERVED_FILES = 256
