@@ -91,6 +91,24 @@ def test_the_default_allowlist_is_the_servers_own_address(h: Harness) -> None:
         h.connect(token, headers={"origin": "http://127.0.0.1:9999"})
 
 
+def test_the_pages_own_origin_is_accepted_wherever_the_server_is_reached(h: Harness) -> None:
+    # A server on 0.0.0.0 opened by a friend on the LAN: the browser's Origin names the
+    # address it opened, which is the Host of the upgrade; no --origins needed.
+    token = h.guest("Anna")
+    lan = {"origin": "http://192.168.1.20:8000", "host": "192.168.1.20:8000"}
+    assert h.connect(token, headers=lan).profile["name"] == "Anna"
+    named = {"origin": "https://Domino.Example", "host": "domino.example"}  # behind TLS
+    assert h.connect(token, headers=named).profile
+    for foreign in (
+        {"origin": "http://evil.example", "host": "192.168.1.20:8000"},
+        {"origin": "http://192.168.1.20:8001", "host": "192.168.1.20:8000"},
+        {"origin": "http://evil.example/192.168.1.20:8000", "host": "192.168.1.20:8000"},
+        {"origin": "null", "host": "192.168.1.20:8000"},
+    ):
+        with pytest.raises(WebSocketDisconnect):
+            h.connect(token, headers=foreign)
+
+
 def test_cors_is_off_by_default(h: Harness) -> None:
     r = h.tc.options(
         "/api/guest",

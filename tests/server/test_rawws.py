@@ -142,6 +142,11 @@ def test_other_paths_and_bad_upgrades_get_http_errors(base: str) -> None:
     assert _handshake(base, **{"Sec-WebSocket-Version": "8"})[1].startswith(b"HTTP/1.1 426")
     assert _handshake(base, **{"Sec-WebSocket-Key": "short"})[1].startswith(b"HTTP/1.1 400")
     assert _handshake(base, Origin="http://evil.example")[1].startswith(b"HTTP/1.1 403")
+    # The page's own origin (the Host the browser opened, here a LAN address) is accepted.
+    lan = {"Host": "192.168.1.20:8000", "Origin": "http://192.168.1.20:8000"}
+    assert _handshake(base, **lan)[1].startswith(b"HTTP/1.1 101")
+    lan["Origin"] = "http://evil.example"
+    assert _handshake(base, **lan)[1].startswith(b"HTTP/1.1 403")
 
 
 def test_a_whole_conversation_through_the_websockets_client(base: str) -> None:

@@ -112,6 +112,7 @@ class SocketProtocol(asyncio.Protocol):
         "closed",
         "connections",
         "handshaken",
+        "host",
         "last_seen",
         "max_size",
         "origin",
@@ -144,6 +145,7 @@ class SocketProtocol(asyncio.Protocol):
         self.upgraded = False  # 101 sent
         self.closed = False  # the socket is done: no more messages either way
         self.origin: str | None = None
+        self.host: str | None = None
         self._response: Response | None = None  # the 101, until the endpoint accepts
         self._inbox: deque[str] = deque()
         self._getter: asyncio.Future[None] | None = None
@@ -239,6 +241,7 @@ class SocketProtocol(asyncio.Protocol):
             self._send_refusal(response)
             return
         self.origin = self.ws.origin
+        self.host = request.headers.get("Host")
         self._response = response
         # The library's parser holds on to the request for the socket's lifetime;
         # nothing reads its headers again.
@@ -417,11 +420,12 @@ class SocketProtocol(asyncio.Protocol):
 class RawSocket:
     """:class:`domino.server.ws.Socket` over a :class:`SocketProtocol`."""
 
-    __slots__ = ("origin", "proto")
+    __slots__ = ("host", "origin", "proto")
 
     def __init__(self, proto: SocketProtocol) -> None:
         self.proto = proto
         self.origin = proto.origin
+        self.host = proto.host
 
     @property
     def is_open(self) -> bool:

@@ -65,6 +65,8 @@ class Socket(Protocol):
     """
 
     origin: str | None
+    #: The Host header of the upgrade request: the address the browser opened.
+    host: str | None
 
     @property
     def is_open(self) -> bool:
@@ -93,11 +95,12 @@ class Closed(Exception):
 class AsgiSocket:
     """:class:`Socket` over Starlette's ASGI WebSocket."""
 
-    __slots__ = ("origin", "ws")
+    __slots__ = ("host", "origin", "ws")
 
     def __init__(self, ws: WebSocket) -> None:
         self.ws = ws
         self.origin = ws.headers.get("origin")
+        self.host = ws.headers.get("host")
 
     @property
     def is_open(self) -> bool:
@@ -134,10 +137,26 @@ async def websocket_endpoint(ws: WebSocket) -> None:
     await serve_socket(ws.app.state.service, AsgiSocket(ws))
 
 
+def origin_allowed(origin: str, host: str | None, allowed: frozenset[str]) -> bool:
+    """Whether a socket whose upgrade carried ``Origin: origin`` and ``Host: host`` may
+    connect: an origin of the allowlist, or the page's own origin as the browser reports
+    it (the Origin names the host and port the request came to), so that a server on
+    0.0.0.0 serves friends on the LAN without ``--origins``. A page of another site
+    carries its own Origin and is refused. (A DNS-rebound name passes, but the socket
+    gets nothing without a token, which such a page cannot read.)"""
+    origin = origin.rstrip("/")
+    if origin in allowed:
+        return True
+    if host is None:
+        return False
+    scheme, sep, netloc = origin.partition("://")
+    return bool(sep) and scheme in ("http", "https") and netloc.lower() == host.lower()
+
+
 async def serve_socket(service: Service, ws: Socket) -> None:
     """Serve one socket from handshake to close."""
     s = service.settings
-    if ws.origin is not None and ws.origin.rstrip("/") not in s.allowed_origins:
+    if ws.origin is not None and not origin_allowed(ws.origin, ws.host, s.allowed_origins):
         # Closing before accept() refuses the upgrade with HTTP 403.
         await ws.close(CLOSE_POLICY)
         return
