@@ -12,6 +12,8 @@ from domino.i18n import CATALOGUES, t
 from domino.server import protocol as p
 from domino.server.lobby import share_link
 
+from .harness import Harness
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SRC = Path(p.__file__).resolve().parents[1]
 
@@ -189,3 +191,17 @@ def test_protocol_md_lists_every_error_code_the_server_can_send() -> None:
     missing = sorted(c for c in codes if f"`{c}`" not in text)
     assert not missing, f"docs/protocol.md does not list {missing} ({[codes[c] for c in missing]})"
     assert not [c for c in codes if c not in CATALOGUES["de"]], "codes without German text"
+
+
+def test_the_openapi_page_needs_nothing_from_outside(h: Harness) -> None:
+    page = h.tc.get("/api/docs")
+    assert page.status_code == 200 and "/api/openapi.json" in page.text
+    links = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)["']""", page.text)
+    files = [u for u in links if u.endswith((".js", ".css"))]
+    assert len(files) >= 2, links  # Swagger UI's script and style
+    for url in links:
+        assert not re.match(r"(?:https?:)?//", url), f"the page loads {url} from elsewhere"
+    for url in files:
+        r = h.tc.get(url)
+        assert r.status_code == 200 and len(r.content) > 10_000, url
+    assert h.tc.get("/api/openapi.json").json()["paths"]["/api/guest"]

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi_offline import FastAPIOffline
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
@@ -117,13 +118,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 keeper.cancel()
             await service.stop()
 
-    app = FastAPI(
+    # The OpenAPI page with Swagger UI's files served by the node itself (fastapi-offline
+    # bundles them): no CDN, so it works offline and tells no third party who reads it.
+    app = FastAPIOffline(
         title="Domino",
         version=str(p.PROTOCOL_VERSION),
         lifespan=lifespan,
         docs_url="/api/docs",
         openapi_url="/api/openapi.json",
         redoc_url=None,
+        static_url="/api/docs-files",
     )
     app.state.service = service
     app.state.settings = settings
