@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import sys
+from pathlib import Path
 
+import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from domino.server.metrics import JsonLines, Text
+from domino.server import Settings, create_app
+from domino.server.metrics import JsonLines, Metrics, Text
+from domino.server.run import free_port, serving_in_thread
 
-from .harness import Harness, answered, lobby_with_bots, start
+from .harness import Harness, answered, harness, lobby_with_bots, start
 
 
 def scrape(h: Harness) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -122,3 +127,66 @@ def test_an_access_log_line_has_its_request_as_fields() -> None:
         "/api/health",
         200,
     )
+
+
+def test_metrics_carry_the_process_python_and_drain_figures(h: Harness) -> None:
+    m = scrape(h)
+    assert m[("domino_draining", ())] == 0 and m[("domino_leases_held", ())] == 0
+    assert m[("process_open_fds", ())] > 0 and m[("process_resident_memory_bytes", ())] > 0
+    assert any(name == "python_info" for name, _ in m)
+    assert any(name.startswith("python_gc_") for name, _ in m)
+    assert not any(name.startswith("domino_redis") for name, _ in m)  # no Redis here
+    h.service.draining = True
+    assert scrape(h)[("domino_draining", ())] == 1
+
+
+def test_a_clusters_node_reports_redis_and_its_router_queue() -> None:
+    class Router:  # what the metrics read of RedisRouter
+        healthy = True
+        backlog = 3
+        dropped = 0
+
+    router = Router()
+    metrics = Metrics(
+        sockets=lambda: 0, matches=lambda: 0, lobbies=lambda: 0, leases=lambda: 2, router=router
+    )
+
+    def read() -> dict[str, float]:
+        families = text_string_to_metric_families(metrics.render().decode())
+        return {s.name: s.value for f in families for s in f.samples if not s.labels}
+
+    m = read()
+    assert m["domino_redis_up"] == 1 and m["domino_router_backlog"] == 3
+    assert m["domino_router_dropped_total"] == 0 and m["domino_leases_held"] == 2
+    router.healthy, router.dropped = False, 41
+    m = read()
+    assert m["domino_redis_up"] == 0 and m["domino_router_dropped_total"] == 41
+
+
+def test_a_metrics_token_is_required_when_set(tmp_path: Path) -> None:
+    with harness(tmp_path, metrics_token="s3cret") as h:
+        for headers in ({}, {"authorization": "Bearer falsch"}, {"authorization": "s3cret"}):
+            r = h.tc.get("/metrics", headers=headers)
+            assert r.status_code == 401, headers
+            assert r.json()["error"]["code"] == "metrics_token"
+            assert "Token" in r.json()["error"]["message"]
+        r = h.tc.get("/metrics", headers={"authorization": "Bearer s3cret"})
+        assert r.status_code == 200 and "domino_sockets" in r.text
+
+
+def test_metrics_on_an_address_of_their_own(tmp_path: Path) -> None:
+    own = f"127.0.0.1:{free_port()}"
+    settings = Settings(
+        host="127.0.0.1", port=free_port(), data_dir=tmp_path, metrics_listen=own
+    )
+    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
+        assert httpx.get(f"{url}/metrics", timeout=10).status_code == 404
+        r = httpx.get(f"http://{own}/metrics", timeout=10)
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
+        names = {f.name for f in text_string_to_metric_families(r.text)}
+        assert {"domino_sockets", "process_cpu_seconds"} <= names
+        assert httpx.get(f"http://{own}/api/health", timeout=10).status_code == 404
+        host, port = own.split(":")
+        with socket.create_connection((host, int(port))) as raw:
+            raw.sendall(b"\r\n\r\n")
+            assert raw.recv(100).startswith(b"HTTP/1.1 400")

@@ -112,6 +112,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "0.3: it rests the other 70 %% of the time, which keeps live matches fast)",
     )
     p.add_argument(
+        "--metrics-listen",
+        type=address,
+        default=None,
+        metavar="HOST:PORT",
+        help="serve /metrics on an address of its own (say 127.0.0.1:9100), not on the "
+        "game's port (default: the game's port)",
+    )
+    p.add_argument(
+        "--metrics-token",
+        default=None,
+        metavar="TOKEN",
+        help="/metrics answers only with 'Authorization: Bearer TOKEN' (better given as "
+        "DOMINO_METRICS_TOKEN; default: no token)",
+    )
+    p.add_argument(
         "--max-connections",
         type=positive_int,
         default=MAX_CONNECTIONS,
@@ -174,6 +189,14 @@ def from_environment(parser: argparse.ArgumentParser) -> None:
         return original(args, namespace)
 
     parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
+
+
+def address(text: str) -> str:
+    """``HOST:PORT`` with a port number (an empty host listens on every address)."""
+    _host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"not HOST:PORT: {text!r}")
+    return text
 
 
 def positive_int(text: str) -> int:
@@ -287,6 +310,9 @@ def run(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         timing=timing,
         gc_policy=GcPolicy(),
+    )
+    settings = dataclasses.replace(
+        settings, metrics_listen=args.metrics_listen, metrics_token=args.metrics_token or None
     )
     if args.signin_budget is not None:
         burst, rate = args.signin_budget

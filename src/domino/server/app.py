@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,7 +26,7 @@ from .analysis import AnalysisError
 from .assets import TYPES, Blob, WebAssets, answer
 from .clock import Clock
 from .lobby import LobbyError, normalize_code
-from .metrics import CONTENT_TYPE
+from .metrics import CONTENT_TYPE, serve_metrics
 from .people import PeopleError, profile_out
 from .queries import QueryError
 from .service import Service
@@ -111,11 +112,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         keeper = None
         if settings.gc_policy is not None:
             keeper = asyncio.create_task(settings.gc_policy.keep())
+        listener = None
+        if settings.metrics_listen:
+            host, port = settings.metrics_address
+            listener = await serve_metrics(host, port, service.metrics.render)
         try:
             yield
         finally:
             if keeper is not None:
                 keeper.cancel()
+            if listener is not None:
+                listener.close()
             await service.stop()
 
     # The OpenAPI page with Swagger UI's files served by the node itself (fastapi-offline
@@ -320,8 +327,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse(body, status_code=200 if accepting else 503)
 
     @app.get("/metrics", include_in_schema=False)
-    async def metrics() -> Response:
-        """The node's metrics in Prometheus' text format (server/metrics.py)."""
+    async def metrics(request: Request) -> Response:
+        """The node's metrics in Prometheus' text format (server/metrics.py); not here
+        when they have an address of their own (``--metrics-listen``), and only with the
+        token when one is set (``--metrics-token``)."""
+        if settings.metrics_listen:
+            return Response(status_code=404)
+        if settings.metrics_token is not None and not secrets.compare_digest(
+            (_bearer(request) or "").encode(), settings.metrics_token.encode()
+        ):
+            return _error("metrics_token", 401)
         return Response(service.metrics.render(), media_type=CONTENT_TYPE)
 
     @app.get("/l/{code}")

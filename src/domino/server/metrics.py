@@ -7,7 +7,19 @@ state, so nothing has to keep them current:
 
 - ``domino_sockets``: open, signed-in sockets;
 - ``domino_matches_owned``: matches this node drives now;
-- ``domino_lobbies``: lobbies this node knows that are not closed.
+- ``domino_lobbies``: lobbies this node knows that are not closed;
+- ``domino_draining``: 1 while the node drains (SIGTERM), else 0;
+- ``domino_leases_held``: match leases this node holds (a cluster's node);
+- ``domino_redis_up``: 1 while Redis answers the node's router, 0 when it is away
+  (a cluster's node only);
+- ``domino_router_backlog``: messages queued for Redis and not yet sent;
+- ``domino_router_dropped``: messages dropped since start because that queue was
+  full (Redis away too long); a counter, read from the router.
+
+Besides the game's figures, the registry carries prometheus_client's process
+(``process_cpu_seconds_total``, ``process_resident_memory_bytes``,
+``process_open_fds``, ``process_max_fds``, ...) and Python (``python_info``,
+``python_gc_*``) collectors.
 
 Counters and histograms are updated where the work happens:
 
@@ -27,6 +39,7 @@ Commands per second is ``rate(domino_commands_total[1m])`` in PromQL.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
@@ -35,7 +48,16 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import (
+    GC_COLLECTOR,
+    PLATFORM_COLLECTOR,
+    PROCESS_COLLECTOR,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+)
+from prometheus_client.core import CounterMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
 #: Latency buckets in seconds, from a fast command (≈ 1 ms) to a stalled one.
@@ -67,12 +89,33 @@ class Metrics:
         sockets: Callable[[], float],
         matches: Callable[[], float],
         lobbies: Callable[[], float],
+        draining: Callable[[], float] = lambda: 0.0,
+        leases: Callable[[], float] = lambda: 0.0,
+        router: Any = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
+        # The process's and the interpreter's own figures (the library's collectors read
+        # /proc and the gc module; registered here too, as this registry is the node's).
+        for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
+            r.register(collector)
         Gauge("domino_sockets", "Open, signed-in sockets", registry=r).set_function(sockets)
         Gauge("domino_matches_owned", "Matches this node drives", registry=r).set_function(matches)
         Gauge("domino_lobbies", "Lobbies that are not closed", registry=r).set_function(lobbies)
+        Gauge("domino_draining", "1 while the node drains (SIGTERM)", registry=r).set_function(
+            draining
+        )
+        Gauge("domino_leases_held", "Match leases this node holds", registry=r).set_function(
+            leases
+        )
+        if router is not None and hasattr(router, "healthy"):  # a cluster's node
+            Gauge("domino_redis_up", "1 while Redis answers the router", registry=r).set_function(
+                lambda: float(router.healthy)
+            )
+            Gauge(
+                "domino_router_backlog", "Messages queued for Redis, not yet sent", registry=r
+            ).set_function(lambda: float(router.backlog))
+            r.register(_Dropped(router))
         self.commands = Counter(
             "domino_commands",
             "Commands for a match, by kind and result",
@@ -122,6 +165,69 @@ class Metrics:
     def render(self) -> bytes:
         """The text exposition format."""
         return generate_latest(self.registry)
+
+
+#: Bytes of a request head the metrics listener reads at most, and seconds it waits.
+_HEAD_LIMIT = 8192
+_HEAD_TIMEOUT = 5.0
+
+
+async def serve_metrics(host: str, port: int, render: Callable[[], bytes]) -> asyncio.Server:
+    """Answer ``GET /metrics`` on an address of its own (``domino serve
+    --metrics-listen``), on the node's event loop, so that the scrape reads the node's
+    state where it lives; everything else gets 404, a malformed request 400. One
+    request per connection (Prometheus opens one per scrape)."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _HEAD_TIMEOUT)
+            method, path, *_ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")
+            path = path.partition("?")[0]
+            if method in ("GET", "HEAD") and path == "/metrics":
+                status, body, kind = "200 OK", render(), CONTENT_TYPE
+            else:
+                status, body, kind = "404 Not Found", b"not found\n", "text/plain"
+            body_out = b"" if method == "HEAD" else body
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
+            writer.close()
+            return
+        except ValueError:  # no request line
+            status, kind, body = "400 Bad Request", "text/plain", b"bad request\n"
+            body_out = body
+        head_out = (
+            f"HTTP/1.1 {status}\r\nContent-Type: {kind}\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        try:
+            writer.write(head_out.encode("latin-1") + body_out)
+            await writer.drain()
+        except OSError:
+            pass
+        finally:
+            writer.close()
+
+    return await asyncio.start_server(answer, host, port, limit=_HEAD_LIMIT)
+
+
+class _Dropped:
+    """``domino_router_dropped_total``: the router's own count, read when scraped."""
+
+    def __init__(self, router: Any) -> None:
+        self.router = router
+
+    def describe(self) -> list[CounterMetricFamily]:
+        return [self._family(0)]
+
+    def collect(self) -> list[CounterMetricFamily]:
+        return [self._family(self.router.dropped)]
+
+    @staticmethod
+    def _family(value: float) -> CounterMetricFamily:
+        return CounterMetricFamily(
+            "domino_router_dropped",
+            "Messages dropped because the queue for Redis was full",
+            value=value,
+        )
 
 
 # -- structured logs ---------------------------------------------------------------------

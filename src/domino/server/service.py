@@ -93,6 +93,9 @@ class Service:
             sockets=lambda: sum(len(c) for c in self.router.conns.values()),
             matches=lambda: len(self.runners),
             lobbies=lambda: sum(1 for lb in self.lobbies.values() if lb.status != CLOSED),
+            draining=lambda: float(self.draining),
+            leases=lambda: float(len(leases.held())) if leases is not None else 0.0,
+            router=self.router if settings.redis_url else None,
         )
         self.match_desk = MatchDesk(
             settings,

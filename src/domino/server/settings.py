@@ -82,6 +82,10 @@ class Settings:
     analysis_stale: float = 60.0
     analysis_hindsight: bool = True
     analysis_duty: float = 0.3
+    # /metrics: a token scrapers must send (``Authorization: Bearer ...``; None: open), or
+    # an address of its own ("127.0.0.1:9100"; then the main port does not serve it).
+    metrics_token: str | None = None
+    metrics_listen: str | None = None
     # The garbage collector's policy for a serving process (server/gcpolicy.py); None
     # leaves the interpreter's defaults (tests run many servers in one process).
     gc_policy: GcPolicy | None = None
@@ -92,6 +96,15 @@ class Settings:
         if self.db_url:
             return self.db_url
         return f"sqlite+aiosqlite:///{self.data_dir / 'domino.sqlite'}"
+
+    @property
+    def metrics_address(self) -> tuple[str, int]:
+        """``metrics_listen`` as ``(host, port)`` (``:9100`` listens on every address)."""
+        text = self.metrics_listen or ""
+        host, sep, port = text.rpartition(":")
+        if not sep or not port.isdigit():
+            raise ValueError(f"not HOST:PORT: {text!r}")
+        return (host.strip("[]") or "0.0.0.0", int(port))
 
     @property
     def migrates(self) -> bool:
