@@ -650,6 +650,8 @@ async function renderReplay(r) {
   if (app.replay || route().name !== "replay" || route().arg !== r.arg) return; // another render came first
   const host = h("main.screen.replay", { "data-testid": "replay" });
   clear(app.root).append(header(), host);
+  // A new page starts at its head, not where the page before it (the profile's list) was read.
+  window.scrollTo(0, 0);
   app.replay = new mod.ReplayView(host, { matchId: r.arg, round, move, hooks: { toast }, profileId: app.profile?.id ?? null });
 }
 
