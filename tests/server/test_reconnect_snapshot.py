@@ -119,6 +119,12 @@ def test_a_socket_that_asks_after_the_end_gets_the_last_state(h: Harness) -> Non
     seen = eva.request({"type": "watch", "match": mid}, "state")
     assert seen["phase"] == "match_over" and seen["you"] is None and seen["v"] == final["v"]
     assert seen["view"].get("hand") is None
+    # Its earlier rounds too, from the stored log (the match's table is gone), to anyone.
+    assert mid not in h.service.runners
+    rounds = eva.request({"type": "history", "match": mid}, "earlier_rounds")["rounds"]
+    assert final["view"]["round"] > 1
+    assert [r["round"] for r in rounds] == list(range(1, final["view"]["round"]))
+    assert rounds == again.request({"type": "history", "match": mid}, "earlier_rounds")["rounds"]
     # Nothing to stop watching (the match is gone), and an unknown match is unknown.
     eva.expect_error({"type": "unwatch", "match": mid}, "match_not_found")
     eva.expect_error({"type": "watch", "match": "m_0000000000000000"}, "match_not_found")
