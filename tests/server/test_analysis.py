@@ -526,3 +526,36 @@ def test_the_downloaded_record_replays_with_domino_replay(
     assert main(["replay", str(file)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out == sheet and out["finished"]
+
+
+def test_the_replay_marks_the_moves_the_server_made_for_a_player(tmp_path: Path) -> None:
+    """An expired clock's moves are the server's: the replay's events say so (``auto``),
+    as the live table's did; the player's own moves and the bot seat's do not."""
+    with harness(tmp_path) as h:
+        anna = h.person("Anna")
+        lobby_with_bots(anna, 2, ["profi"], {"target": 30})
+        mid = start(anna)["match_id"]
+
+        def timed_out() -> bool:
+            return any(e["kind"] == "timeout" for s in anna.states() for e in s["events"])
+
+        play_out(h, [anna], random.Random(5), idle={0}, stop=timed_out)
+        play_out(h, [anna], random.Random(5))
+        data = h.tc.get(f"/api/matches/{mid}/replay").json()
+        record = h.tc.get(f"/api/matches/{mid}").json()["record"]
+        log = h.tc.portal.call(h.service.db.match_log, mid)
+    timeouts = [e for e in log if e["kind"] == "timeout"]
+    assert len(timeouts) == 1 and timeouts[0]["seat"] == 0
+    events = [
+        (rnd["round"], k, f["event"])
+        for rnd in data["rounds"]
+        for k, f in enumerate(rnd["frames"])
+        if k > 0
+    ]
+    auto = [(r, k) for r, k, ev in events if ev.get("auto")]
+    assert len(auto) == len(timeouts[0]["payload"]["moves"])
+    assert all(ev["seat"] == 0 for _, _, ev in events if ev.get("auto"))
+    # Anna's own moves are hers, and the analysis judges exactly those.
+    own = {(r, k) for r, k, ev in events if ev["seat"] == 0 and not ev.get("auto")}
+    assert own and own == judged_moves(record, log)
+    assert all(ev.get("auto") is None for _, _, ev in events if ev["seat"] == 1)

@@ -79,6 +79,16 @@ def test_a_player_and_a_spectator_on_another_node(tmp_path: Path, prefix: str) -
         err = recv_within(far, lambda m: m["type"] == "error")
         assert (err["code"], err.get("ref")) == ("stale_version", "old")
 
+        # The earlier rounds (none yet) are answered on node b from the stored log, to
+        # Anna's seat and to Carl, who watches; not to a stranger.
+        ask = {"type": "history", "match": mid}
+        for c in (far, carl):
+            c.send(ask)
+            past = recv_within(c, lambda m: m["type"] in ("earlier_rounds", "error"))
+            assert past["type"] == "earlier_rounds" and past["rounds"] == [], past
+            assert past["v"] > v  # her move is stored before anyone hears of it
+        b.person("Dora").expect_error(ask, "not_watching")
+
         # What every socket got: Anna's sockets her own hand only (never a tile the bot
         # holds), Carl no hand at all.
         bot_hand = set(runner.table.snapshot(1, a.clock.now())["view"]["hand"])

@@ -97,6 +97,9 @@ def check_frames(
         assert seed not in raw and '"seed"' not in raw, raw[:200]
         msg = json.loads(raw)
         kind = msg["type"]
+        if kind == "earlier_rounds":
+            checked += check_history(msg, truth, mid)
+            continue
         if kind not in ("state", "error"):
             assert not _tiles(msg), (kind, raw[:300])
             continue
@@ -135,6 +138,41 @@ def check_frames(
                 assert "tile" not in e
         checked += 1
     return checked
+
+
+def round_public(truth: list[Truth]) -> dict[int, set[str]]:
+    """Per round, every tile it made public: its line at the end and its reveal."""
+    out: dict[int, set[str]] = {}
+    for tr in truth:
+        out[tr.round_no] = tr.line | tr.reveal
+    return out
+
+
+def check_history(msg: dict[str, Any], truth: list[Truth], mid: str) -> int:
+    """An ``earlier_rounds`` answer (to ``history``): earlier rounds only, each naming
+    no tile its round did not make public (a drawn tile, the Lager, the Lager-Aus
+    leftovers), no draw a tile."""
+    assert msg["match"] == mid
+    tr = truth[msg["v"] - 1]
+    public = round_public(truth[: msg["v"]])
+    for rnd in msg["rounds"]:
+        assert rnd["round"] < tr.round_no, (rnd["round"], tr.round_no)
+        assert set(rnd) == {"round", "events"}
+        leaked = _tiles(rnd["events"]) - public[rnd["round"]]
+        assert not leaked, (rnd["round"], leaked)
+        for e in rnd["events"]:
+            if e["kind"] == "draw":
+                assert "tile" not in e
+            assert not {"hand", "hands", "lager", "deal", "order", "out"} & set(e), e
+    assert [r["round"] for r in msg["rounds"]] == list(range(1, tr.round_no))
+    return 1
+
+
+def ask_history(h: Harness, clients: list[Client], mid: str) -> None:
+    """Every client asks for the earlier rounds, as a reloaded page does."""
+    for c in clients:
+        c.send({"type": "history", "match": mid})
+    h.settle()
 
 
 def _stored(h: Harness, mid: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -193,8 +231,21 @@ def test_nobody_ever_sees_a_tile_they_may_not_see(tmp_path: Path, name: str) -> 
         watcher = h.connect(spectator.token, "Zoe")
         audience[id(watcher)] = None
         watcher.request({"type": "watch", "match": mid}, "state")
+        ask_history(h, [*again, watcher], mid)
+
+        def round_no() -> int:
+            return int((latest_state(watcher) or first)["view"]["round"])
+
+        # The earlier rounds (history) in round 2 and 3, when the match gets there, and at
+        # the end (then rebuilt from the stored log).
+        for wanted in (2, 3):
+            play_out(h, again, rng, idle=idle, stop=lambda w=wanted: round_no() >= w)  # type: ignore[misc]
+            ask_history(h, [*again, watcher], mid)
         play_out(h, again, rng, idle=idle)
         assert (latest_state(watcher) or {}).get("phase") == "match_over"
+        ask_history(h, [*again, watcher], mid)
+        answers = [json.loads(f) for c in h.clients for f in c.frames if '"earlier_rounds"' in f]
+        assert sum(1 for a in answers if a["type"] == "earlier_rounds" and a["rounds"]) >= 4
         row, log = _stored(h, mid)
         truth = replay(Rules.from_dict(row["rules"]), row["seed"], log)
         assert len(truth) == len(log) and log[-1]["kind"] == "end"

@@ -41,6 +41,7 @@ def test_every_error_code_in_the_docs_has_german_text() -> None:
     skip = {
         "turn_seconds",
         "match_started",
+        "earlier_rounds",
         "lobby_left",
         "lobby_list",
         "leave_lobby",

@@ -119,6 +119,96 @@ def test_a_socket_that_asks_after_the_end_gets_the_last_state(h: Harness) -> Non
     seen = eva.request({"type": "watch", "match": mid}, "state")
     assert seen["phase"] == "match_over" and seen["you"] is None and seen["v"] == final["v"]
     assert seen["view"].get("hand") is None
+    # Its earlier rounds too, from the stored log (the match's table is gone), to anyone.
+    assert mid not in h.service.runners
+    rounds = eva.request({"type": "history", "match": mid}, "earlier_rounds")["rounds"]
+    assert final["view"]["round"] > 1
+    assert [r["round"] for r in rounds] == list(range(1, final["view"]["round"]))
+    assert rounds == again.request({"type": "history", "match": mid}, "earlier_rounds")["rounds"]
     # Nothing to stop watching (the match is gone), and an unknown match is unknown.
     eva.expect_error({"type": "unwatch", "match": mid}, "match_not_found")
     eva.expect_error({"type": "watch", "match": "m_0000000000000000"}, "match_not_found")
+
+
+def _merged(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Events as one stream: connection news dropped, a seat's consecutive draws summed
+    (the server folds draws of entries it handles in one go, which timing decides)."""
+    out: list[dict[str, Any]] = []
+    for e in events:
+        if e["kind"] in ("connected", "disconnected"):
+            continue
+        last = out[-1] if out else None
+        if (
+            e["kind"] == "draw"
+            and last is not None
+            and last["kind"] == "draw"
+            and (last["seat"], last.get("auto")) == (e["seat"], e.get("auto"))
+        ):
+            out[-1] = {**last, "count": last["count"] + e["count"]}
+        else:
+            out.append(dict(e))
+    return out
+
+
+def test_a_reload_in_round_three_gets_the_earlier_rounds_public_events(h: Harness) -> None:
+    # The page of a player who reloads in round 3 rebuilds the current round from the
+    # snapshot and asks for rounds 1 and 2 (`history`): it gets their public events,
+    # the same the page had heard live, and nothing else.
+    import random
+
+    from .harness import latest_state, play_out
+
+    anna, ben = h.person("Anna"), h.person("Ben")
+    lobby_with_bots(anna, 3, ["fortgeschritten"], {"target": 150}, joiners=(ben,))
+    st = start(anna)
+    mid = st["match_id"]
+    ben.recv_type("state")
+    zoe = h.person("Zoe")
+    # Before round 2 there is nothing earlier.
+    assert anna.request({"type": "history", "match": mid}, "earlier_rounds")["rounds"] == []
+
+    def in_round_three() -> bool:
+        s = latest_state(anna)
+        return s is not None and s["view"]["round"] == 3 and s["phase"] == "playing"
+
+    play_out(h, [anna, ben], random.Random(7), idle={1}, stop=in_round_three)
+    heard = [e for s in anna.states() for e in s["events"]]
+    assert heard, "Anna heard nothing"
+    cut = heard.index({"kind": "round_start", "round": 3})
+    anna.close()
+    h.settle()
+    again = h.connect(anna.token, "Anna")
+    h.settle()
+    snap = next(m for m in again.drain() if m["type"] == "state")
+    assert snap["view"]["round"] == 3 and snap["you"] == 0
+    assert {"kind": "connected", "seat": 0} in snap["events"]
+    # The snapshot carries the current round only (it stays small) ...
+    assert snap["view"]["history"][0]["kind"] == "open"
+    assert "round_end" not in json.dumps(snap["view"]["history"])
+    # ... the earlier rounds come on request.
+    reply = again.request({"type": "history", "match": mid}, "earlier_rounds")
+    assert reply["match"] == mid and reply["v"] >= snap["v"]
+    assert [r["round"] for r in reply["rounds"]] == [1, 2]
+    one, two = (r["events"] for r in reply["rounds"])
+    # Round 1 starts with its opening (the live page had it from the first snapshot's
+    # history), round 2 with its start; each ends with its end (and the pause after it).
+    assert one[0]["kind"] == "open" and one[0] == st["view"]["history"][0]
+    assert two[0] == {"kind": "round_start", "round": 2}
+    assert [e["round"] for e in one if e["kind"] == "round_end"] == [1]
+    assert [e["round"] for e in two if e["kind"] == "round_end"] == [2]
+    # Ben's clock ran out in every turn: his turns are the server's, marked as such.
+    assert any(e["kind"] == "timeout" and e["seat"] == 1 for e in one + two)
+    assert any(e.get("auto") and e["seat"] == 1 for e in one + two)
+    # Exactly what Anna's page heard live in those rounds (connection news aside).
+    assert _merged(one[1:] + two) == _merged(heard[:cut])
+    # Public only: no drawn tile, no hand, no Lager, no seed.
+    for e in one + two:
+        assert "tile" not in e or e["kind"] in ("open", "play"), e
+        assert not {"hands", "hand", "lager", "deal", "seed", "out"} & set(e), e
+    # Ben (seated) may ask; Zoe only once she watches; an unknown match is unknown.
+    ask = {"type": "history", "match": mid}
+    assert ben.request(ask, "earlier_rounds")["rounds"] == reply["rounds"]
+    zoe.expect_error(ask, "not_watching")
+    zoe.request({"type": "watch", "match": mid}, "state")
+    assert zoe.request(ask, "earlier_rounds")["rounds"] == reply["rounds"]
+    zoe.expect_error({"type": "history", "match": "m_0000000000000000"}, "match_not_found")

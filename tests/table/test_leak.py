@@ -17,13 +17,16 @@ from typing import Any
 import pytest
 from table_support import (
     CONFIGS,
+    FORBIDDEN_KEYS,
     Driver,
     assert_no_leak,
     bot,
     config_id,
     hidden_tiles,
     human,
+    keys_of,
     make_table,
+    tile_texts,
 )
 
 from domino.rules import Mode
@@ -38,6 +41,8 @@ class Watcher:
         self.revealed = 0
         self.restores = 0
         self.changes = 0
+        self.histories = 0
+        self.public: dict[int, set[str]] = {}
 
     def check_all(self, table: Table, msgs: list[tuple[int | None, dict[str, Any]]]) -> None:
         for audience, msg in msgs:
@@ -45,6 +50,22 @@ class Watcher:
             self.messages += 1
             if msg["view"]["result"] is not None:
                 self.revealed += 1
+                # What the round made public: its line and its reveal.
+                view = msg["view"]
+                shown = [view["line"], view["result"]["hands"]]
+                self.public[view["round"]] = tile_texts(shown)
+
+    def check_history(self, table: Table) -> None:
+        """The earlier rounds' public events name only tiles their round made public."""
+        assert table.match is not None
+        rounds = table.earlier_rounds()
+        assert [r["round"] for r in rounds] == list(range(1, table.match.round_no))
+        for r in rounds:
+            assert tile_texts(r["events"]) <= self.public[r["round"]], r
+            assert not keys_of(r["events"]) & FORBIDDEN_KEYS
+            assert all("tile" not in e for e in r["events"] if e["kind"] == "draw")
+            assert table.seed not in json.dumps(r)
+            self.histories += 1 if r["events"] else 0
 
     def __call__(self, table: Table, out: Outcome) -> None:
         self.check_all(table, out.messages)
@@ -55,8 +76,9 @@ class Watcher:
         now = out.entries[-1]["t"]
         self.changes += 1
         if self.changes % 5 == 0:
-            # A reconnect: the plain snapshot for each audience.
+            # A reconnect: the plain snapshot for each audience, and the earlier rounds.
             self.check_all(table, table.snapshots(now))
+            self.check_history(table)
         if self.changes % 12 == 0:
             rest = Table.restore(
                 table.match_id,
@@ -116,6 +138,8 @@ def test_no_message_names_a_tile_its_receiver_may_not_see(cfg: tuple[Mode, int, 
     if leaver is not None and table.match is not None and table.match.round_no >= 2:
         assert "leave" in kinds
     assert watcher.messages > 50 and watcher.revealed > 0 and watcher.restores > 0
+    if table.match is not None and table.match.round_no >= 2:
+        assert watcher.histories > 0
     # The final snapshots (standings, XP) too.
     watcher.check_all(table, table.snapshots(driver.now))
 

@@ -175,15 +175,24 @@ def test_the_old_broken_lines_are_caught() -> None:
 
 
 def test_lines_for_you_read_naturally() -> None:
-    assert tr("de", "log.timeout_you") == "Deine Zeit ist abgelaufen, der Server spielt für dich."
+    # The timeout says only that the time ran out: the moves that follow say who made
+    # them ("Der Bot legt für dich ..."), so the log does not say it twice.
+    assert tr("de", "log.timeout_you") == "Deine Zeit ist abgelaufen."
     assert tr("de", "log.standin_you") == "Ein Bot vertritt dich."
     assert tr("de", "log.play_R_auto_you", tile="6|2") == "Der Bot legt für dich 6|2 rechts an."
     assert tr("de", "log.play_L_auto", name="Anna", tile="6|2") == (
         "Für Anna legt der Bot 6|2 links an."
     )
-    assert i18n.t("log.timeout", name="Anna") == (
-        "Für Anna ist die Zeit abgelaufen, der Server spielt."
-    )
+    assert i18n.t("log.timeout", name="Anna") == "Für Anna ist die Zeit abgelaufen."
+    assert not [k for k in CATALOGUES["de"] if k.startswith("log.") and "Server" in tr("de", k)]
+
+
+def test_the_german_page_says_gastgeber_verbunden_getrennt() -> None:
+    # Badges of the lobby and the table: German words, not "Host", "online", "offline".
+    assert tr("de", "lobby.host") == "Gastgeber"
+    assert (tr("de", "table.online"), tr("de", "table.offline")) == ("verbunden", "getrennt")
+    english = re.compile(r"\b(?:Host|online|offline)\b", re.IGNORECASE)
+    assert not [k for k, v in CATALOGUES["de"].items() if english.search(str(v))]
 
 
 def dict_to_po() -> ModuleType:

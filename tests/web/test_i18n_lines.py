@@ -129,9 +129,7 @@ def test_every_event_line_reads_well_for_every_subject(server: str, browser: Any
             if r["seat"] == 1 and not r.get("fives")
         }
         if lang == "de":
-            assert mine[("timeout", False, None)] == (
-                "Deine Zeit ist abgelaufen, der Server spielt für dich."
-            )
+            assert mine[("timeout", False, None)] == "Deine Zeit ist abgelaufen."
             assert mine[("standin", False, None)] == "Ein Bot vertritt dich."
             assert mine[("connected", False, None)] == "Du bist wieder verbunden."
             assert mine[("back", False, None)] == "Du bist wieder da."
@@ -144,7 +142,7 @@ def test_every_event_line_reads_well_for_every_subject(server: str, browser: Any
             assert all("für dich" in x or "Fünferpunkte" in x for x in auto_mine), auto_mine
             assert "Der Bot legt für dich 6|2 links an." in auto_mine
         else:
-            assert mine[("timeout", False, None)] == "Your time ran out; the server plays for you."
+            assert mine[("timeout", False, None)] == "Your time ran out."
             assert mine[("play", True, None)].endswith("for you.")
     assert_no_js_errors(page)
 
@@ -184,7 +182,7 @@ RECORD_SPEECH = """
 }
 """
 
-TIMEOUT_YOU = "Deine Zeit ist abgelaufen, der Server spielt für dich."
+TIMEOUT_YOU = "Deine Zeit ist abgelaufen."
 FOR_YOU = r"Der Bot (legt|zieht|passt) für dich"
 
 

@@ -53,7 +53,7 @@ def test_host_changes_rules_and_the_other_member_sees_them(server: str, browser:
     assert guest.locator(".rules button").count() == 0
     assert guest.get_by_role("button", name="Bot hinzufügen").count() == 0
     assert guest.get_by_test_id("start").count() == 0
-    assert guest.get_by_text("Der Host stellt die Regeln ein").count() == 1
+    assert guest.get_by_text("Der Gastgeber stellt die Regeln ein").count() == 1
     # The host has them, and every change reaches the other member live.
     set_rule(host, "mode", "Fünferfieber")
     guest.locator(".rule[data-rule=mode] .rule-value", has_text="Fünferfieber").wait_for()

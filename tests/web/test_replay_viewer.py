@@ -9,17 +9,21 @@ names (the tiles on the line are the opening plus the plays so far).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from webplay import (
     MATCH_END,
+    MY_TURN,
+    TABLE,
     assert_no_js_errors,
     new_page,
     open_lobby_with_bots,
     play_match,
     playable,
+    set_rule,
     sign_in_as_guest,
     start_match,
 )
@@ -444,4 +448,107 @@ def test_the_match_address_after_the_end_shows_the_standings(
     text = end.inner_text()
     assert "Spielende" in text and "Du" in text and "Platz" in text
     assert page.url.endswith(f"#/match/{finished['id']}")
+    assert_no_js_errors(page)
+
+
+# -- where the viewer opens: the list shows the move, the page its head ------------------------
+MOVE_IN_LIST = """() => {
+  const list = document.querySelector('.replay-moves');
+  const cur = list.querySelector('li.current');
+  const a = list.getBoundingClientRect(), b = cur.getBoundingClientRect();
+  return {top: b.top - a.top, bottom: a.bottom - b.bottom,
+          scrolls: list.scrollHeight > list.clientHeight + 1, scrolled: list.scrollTop};
+}"""
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_linked_move_is_in_view_in_the_move_list(
+    finished: dict[str, Any], server: str, browser: Any, size: str
+) -> None:
+    page = new_page(browser, **(DESKTOP if size == "desktop" else PHONE))
+    data = replay_data(page, server, finished["id"])
+    # The round with the most moves, at its last move: far down a list that scrolls.
+    r = max(range(len(data["rounds"])), key=lambda i: len(data["rounds"][i]["frames"]))
+    k = len(data["rounds"][r]["frames"]) - 1
+    page.goto(f"{server}/#/replay/{finished['id']}/{r + 1}/{k}")
+    page.locator(VIEWER).wait_for()
+    wait_position(page, r + 1, k)
+    where = page.evaluate(MOVE_IN_LIST)
+    assert where["scrolls"] and where["scrolled"] > 0, where
+    assert where["top"] >= -1 and where["bottom"] >= -1, where
+    # Still in view once the analysis has added its grades (the list is drawn again).
+    page.wait_for_selector("[data-testid=analysis][data-state=done]")
+    where = page.evaluate(MOVE_IN_LIST)
+    assert where["top"] >= -1 and where["bottom"] >= -1, where
+    # A step back from the first move in view keeps it in view too.
+    page.get_by_role("button", name="Zum Anfang").click()
+    wait_position(page, 1, 0)
+    where = page.evaluate(MOVE_IN_LIST)
+    assert where["top"] >= -1 and where["bottom"] >= -1, where
+    assert_no_js_errors(page)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_replay_opened_from_the_profile_starts_at_its_head(
+    finished: dict[str, Any], server: str, browser: Any, size: str
+) -> None:
+    page = new_page(
+        browser, storage_state=finished["storage"], **(DESKTOP if size == "desktop" else PHONE)
+    )
+    page.goto(server + "/#/profile")
+    link = page.locator(f".recent-list li[data-match='{finished['id']}']").get_by_role(
+        "link", name="Spielbericht ansehen"
+    )
+    link.wait_for()
+    # The list is read further down the page: the link is reached by scrolling.
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    link.click()
+    page.locator(VIEWER).wait_for()
+    wait_position(page, 1, 0)
+    assert page.evaluate("window.scrollY") == 0
+    head = page.locator("[data-testid=replay] h1").bounding_box()
+    assert head and head["y"] >= 0
+    assert_no_js_errors(page)
+
+
+# -- the server's moves for a player ----------------------------------------------------------
+def test_a_move_the_server_made_for_the_player_reads_as_the_bots(server: str, browser: Any) -> None:
+    """Her clock runs out once: the replay tells those moves as the live log did ("Der Bot
+    legt für dich ..."), not as her own ("Du legst ...")."""
+    page = new_page(browser, **DESKTOP)
+    sign_in_as_guest(page, server, "Timo")
+    open_lobby_with_bots(page, ["profi"])
+    set_rule(page, "turn_seconds", "12 s")  # the shortest clock the rules allow
+    start_match(page)
+    page.locator(MY_TURN).wait_for()
+    page.locator(f"{TABLE} ol.log li", has_text="Deine Zeit ist abgelaufen.").wait_for(
+        timeout=60_000
+    )
+    play_match(page, act)
+    page.locator(MATCH_END).wait_for()
+    match_id = page.evaluate("decodeURIComponent(location.hash.split('/')[2])")
+    data = replay_data(page, server, match_id)
+    auto = [
+        (r + 1, k)
+        for r, rnd in enumerate(data["rounds"])
+        for k, f in enumerate(rnd["frames"])
+        if f["event"] and f["event"].get("auto")
+    ]
+    assert auto, "the timed-out turn is not marked"
+    rnd, move = auto[-1]  # the turn's last move: a tile laid or a pass
+    page.goto(f"{server}/#/replay/{match_id}/{rnd}/{move}")
+    wait_position(page, rnd, move)
+    for_you = re.compile(r"Der Bot (legt|zieht|passt) für dich")
+    assert for_you.search(page.get_by_test_id("replay-now").inner_text())
+    lines = page.locator(".replay-moves li").all_inner_texts()
+    marked = [lines[k] for r, k in auto if r == rnd]
+    assert marked and all(for_you.search(x) for x in marked), lines
+    assert not [x for x in marked if re.search(r"Du (legst|ziehst|passt)", x)], lines
+    # Her own moves stay hers.
+    own = [
+        lines[k]
+        for k, f in enumerate(data["rounds"][rnd - 1]["frames"])
+        if k and f["event"]["seat"] == 0 and not f["event"].get("auto")
+    ]
+    assert all(re.search(r"Du (legst|ziehst|passt)", x) for x in own), lines
     assert_no_js_errors(page)

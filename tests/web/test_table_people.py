@@ -102,13 +102,16 @@ def test_connection_state_verbunden_and_opponents_online(server: str, browser: A
     ben.add_init_script(SOCKET_SPY)
     ben.reload()  # the spy is in place from here on
     ben.locator(".lobby-seats").wait_for()
+    # The lobby names the host in German, for both.
+    for page in (anna, ben):
+        assert page.locator(".lobby-seat[data-seat='0'] .badge.host").inner_text() == "Gastgeber"
     anna.get_by_test_id("start").click()
     for page in (anna, ben):
         page.locator(TABLE).wait_for()
     ben_card = anna.locator(".opponents .seat[data-seat='1']")
     ben_card.locator(".dot.on").wait_for()
     assert ben_card.get_attribute("data-online") == "true"
-    assert ben_card.locator(".badge.presence").inner_text() == "online"
+    assert ben_card.locator(".badge.presence").inner_text() == "verbunden"
 
     # Ben's line drops: Anna sees him offline, Ben sees the red bar ...
     conn = ben.locator("#conn")
@@ -117,7 +120,7 @@ def test_connection_state_verbunden_and_opponents_online(server: str, browser: A
     conn.wait_for(state="visible")
     assert conn.inner_text() == "Verbindung wird wiederhergestellt …"
     anna.locator(".opponents .seat[data-seat='1'][data-online=false]").wait_for()
-    assert ben_card.locator(".badge.presence").inner_text() == "offline"
+    assert ben_card.locator(".badge.presence").inner_text() == "getrennt"
     assert ben_card.locator(".dot.off").count() == 1
 
     # ... and when it is back, Ben reads "Verbunden" (then the bar goes), Anna sees him online.
@@ -126,7 +129,8 @@ def test_connection_state_verbunden_and_opponents_online(server: str, browser: A
     anna.locator(".opponents .seat[data-seat='1'][data-online=true]").wait_for()
     conn.wait_for(state="hidden")
     # Ben sees Anna online too.
-    assert ben.locator(".opponents .seat[data-seat='0'] .badge.presence").inner_text() == "online"
+    anna_badge = ben.locator(".opponents .seat[data-seat='0'] .badge.presence")
+    assert anna_badge.inner_text() == "verbunden"
     for page in (anna, ben):
         assert_no_js_errors(page)
 
@@ -140,5 +144,5 @@ def test_bots_are_always_online(server: str, browser: Any) -> None:
     cards.nth(1).wait_for()
     for i in range(2):
         assert cards.nth(i).get_attribute("data-online") == "true"
-        assert cards.nth(i).locator(".badge.presence.on").inner_text() == "online"
+        assert cards.nth(i).locator(".badge.presence.on").inner_text() == "verbunden"
     assert_no_js_errors(page)

@@ -10,7 +10,7 @@ now public). Each frame is the spectators' view of that moment
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Final
 
 from domino.rules import DRAW, Deal, MatchState, Move, view
@@ -29,10 +29,14 @@ def _frame(match: MatchState, event: dict[str, Any] | None) -> dict[str, Any]:
     return d
 
 
-def replay_data(record: Mapping[str, Any]) -> dict[str, Any]:
+def replay_data(
+    record: Mapping[str, Any], auto: Collection[tuple[int, int]] = ()
+) -> dict[str, Any]:
     """Every round's frames (the opening first, then one per move) and the score sheet.
 
-    ``record`` is a finished match's stored record (trusted to replay).
+    ``record`` is a finished match's stored record (trusted to replay). ``auto`` names
+    the moves (round, move number from 1) the server made for a human seat; their events
+    carry ``"auto": true``, as the live table's do (the record itself does not know).
     """
     rules = rules_of(record["rules"])
     match = MatchState(rules, auto=False)
@@ -47,7 +51,7 @@ def replay_data(record: Mapping[str, Any]) -> dict[str, Any]:
                 {"seat": opening.seat, "kind": "open", "tile": str(opening.tile), "end": None},
             )
         ]
-        for text in rnd.get("moves", []):
+        for k, text in enumerate(rnd.get("moves", []), start=1):
             move = Move.parse(text)
             seat = match.round.turn
             ev = match.apply(move, seat)
@@ -59,6 +63,8 @@ def replay_data(record: Mapping[str, Any]) -> dict[str, Any]:
             event["move"] = str(move)
             if move.kind == DRAW:
                 event["end"] = None
+            if (round_no, k) in auto:
+                event["auto"] = True
             frames.append(_frame(match, event))
         rounds.append({"round": round_no, "opener": match.round.opener, "frames": frames})
     if record.get("ended") == "abandoned":

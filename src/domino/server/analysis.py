@@ -205,6 +205,13 @@ def judged_moves(record: Mapping[str, Any], entries: list[dict[str, Any]]) -> fr
     return frozenset(out)
 
 
+def server_moves(record: Mapping[str, Any], entries: list[dict[str, Any]]) -> frozenset[MoveRef]:
+    """The moves (round, move number) the server made for a human seat: an expired clock,
+    a stand-in, the bot of a seat whose player left. The replay marks them ``auto``, as
+    the live table did; none if the log does not account for the record's moves."""
+    return human_moves(record) - judged_moves(record, entries)
+
+
 def _count_moves(entries: list[dict[str, Any]]) -> int:
     n = 0
     for e in entries:

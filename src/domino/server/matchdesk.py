@@ -809,6 +809,33 @@ class MatchDesk:
             self._watch(runner, conn)
         runner.snapshot_for(conn)
 
+    async def history(self, conn: Conn, msg: p.History) -> None:
+        """``history``: the public events of a match's earlier rounds, for a socket that
+        may see the match (its seat, watching it, or the match is over). Rebuilt from the
+        table's log here, or from the stored log when another node drives the match (the
+        stored log is never behind what a socket was sent)."""
+        runner = self.runners.get(msg.match)
+        if runner is not None and not runner.moved and not runner.broken:
+            seated = runner.seat_of(conn.profile) is not None
+            if not seated and conn not in self.router.watchers(runner.id):
+                raise LobbyError("not_watching")
+            table: Table | None = runner.table
+        else:
+            sm = await self.db.stored(msg.match)
+            finished = sm is None
+            if sm is None:
+                sm = await self.db.stored(msg.match, status="finished")
+            if sm is None:
+                raise LobbyError("match_not_found")
+            seated = any(s.get("player_id") == conn.profile for s in sm.seats)
+            if not (finished or seated or msg.match in conn.watching):
+                raise LobbyError("not_watching")
+            table = self._table_of(sm)
+        if table is None:
+            raise LobbyError("match_not_found")
+        rounds = [p.RoundEventsOut(**r) for r in table.earlier_rounds()]
+        conn.send(p.EarlierRoundsMsg(match=msg.match, v=table.version, rounds=rounds))
+
     async def final_snapshot(self, mid: str, profile: str) -> dict[str, Any] | None:
         """The last state of a finished match, as ``profile`` saw it (its seat's view, or
         the spectators'): for a socket that asks after the end, a player whose connection

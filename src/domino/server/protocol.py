@@ -211,6 +211,13 @@ class Sync(_In):
     match: MatchId
 
 
+class History(_In):
+    """Ask for the public events of a match's earlier rounds (a reloaded page's log)."""
+
+    type: Literal["history"]
+    match: MatchId
+
+
 ClientMessage = Annotated[
     Hello
     | Ping
@@ -231,7 +238,8 @@ ClientMessage = Annotated[
     | LeaveMatch
     | Watch
     | Unwatch
-    | Sync,
+    | Sync
+    | History,
     Field(discriminator="type"),
 ]
 _CLIENT = TypeAdapter(ClientMessage)
@@ -488,6 +496,22 @@ class MatchStartedMsg(_Out):
     seat: int | None
 
 
+class RoundEventsOut(_Out):
+    """One earlier round's public events (docs/match-state.md, ``events``)."""
+
+    round: int
+    events: list[dict[str, Any]]
+
+
+class EarlierRoundsMsg(_Out):
+    """Answer to ``history``: the public events of every round before the current one."""
+
+    type: Literal["earlier_rounds"] = "earlier_rounds"
+    match: str
+    v: int
+    rounds: list[RoundEventsOut]
+
+
 class ProfileMsg(_Out):
     """The receiver's profile after a change (XP at a match's end)."""
 
@@ -542,6 +566,7 @@ SERVER_MODELS: tuple[type[BaseModel], ...] = (
     LobbyLeftMsg,
     LobbyListMsg,
     MatchStartedMsg,
+    EarlierRoundsMsg,
     ProfileMsg,
 )
 REST_MODELS: tuple[type[BaseModel], ...] = (

@@ -8,6 +8,7 @@ from domino.analysis.frames import replay_data
 from domino.rules.record import public as rules_public_record
 
 from . import protocol as p
+from .analysis import server_moves
 from .db import Database
 from .people import profile_out
 from .settings import Settings
@@ -114,10 +115,12 @@ class Queries:
     async def replay(self, mid: str) -> dict[str, Any]:
         """The replay viewer's data of a finished match (``domino.analysis.frames``), with
         each seat's profile id (``players``, public as in :meth:`match_out`; ``null`` for
-        a bot), so a viewer who played there reads its own seat as "du"."""
+        a bot), so a viewer who played there reads its own seat as "du". A move the server
+        made for a human seat carries ``"auto": true`` (from the table log), as live."""
         row, record = await self._finished(mid)
         players = [s.get("player_id") for s in row["seats"]]
-        return {"match": mid, **replay_data(record), "players": players}
+        auto = server_moves(record, await self.db.match_log(mid))
+        return {"match": mid, **replay_data(record, auto), "players": players}
 
     async def match_out(self, mid: str) -> p.MatchOut | None:
         """A match summary; the record only once it is over."""

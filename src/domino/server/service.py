@@ -301,6 +301,8 @@ class Service:
                     await matches.command(conn, msg.match, {"type": "leave"}, ref)
                 case p.Watch() | p.Unwatch() | p.Sync():
                     await matches.watching(conn, msg)
+                case p.History():
+                    await matches.history(conn, msg)
                 case _:  # pragma: no cover - the parser admits only the types above
                     raise LobbyError("unknown_type", type=type(msg).__name__)
         except LobbyError as exc:

@@ -251,6 +251,49 @@ class Table:
             return None
         return max(0.0, self._pause_due - now)
 
+    def earlier_rounds(self) -> list[dict[str, Any]]:
+        """The public events of every round before the current one, oldest first.
+
+        ``[{"round": 1, "events": [...]}, ...]``: what the log of a client that watched
+        from the start showed (docs/match-state.md, ``events``), rebuilt from the log on
+        request (a reloaded page asks once; the snapshots stay small). Each entry's
+        events are gathered as one outcome's are, so draws merge within an entry only;
+        connection news is not logged, so it is not here either. A round's events run
+        from its ``round_start`` (round 1 has none) to what happened in the pause after
+        it. Public only: the engine's public events, never a drawn tile, a hand or the
+        Lager, nor the *Lager Aus* leftovers.
+        """
+        current = self._m.round_no
+        if current <= 1:
+            return []
+        shadow = Table.__new__(Table)
+        shadow._setup(
+            self.match_id,
+            self.rules,
+            [st.spec for st in self.seats],
+            self.seed,
+            self.timing,
+            connected=True,
+        )
+        shadow._set_bot_budget(None, self.bot_clock)
+        events: list[dict[str, Any]] = []
+        for entry in self.log:
+            if entry["kind"] == ROUND and entry["payload"]["round"] >= current:
+                break
+            shadow._apply(dict(entry))
+            events += shadow._events
+            shadow._events = []
+        rounds: list[dict[str, Any]] = []
+        for ev in events:
+            if ev["kind"] == "round_start":
+                if ev["round"] == 1:
+                    continue  # a live client never hears round 1 start: it sees it dealt
+                rounds.append({"round": ev["round"], "events": []})
+            elif not rounds:
+                rounds.append({"round": 1, "events": []})
+            rounds[-1]["events"].append(ev)
+        return rounds
+
     @classmethod
     def restore(
         cls,

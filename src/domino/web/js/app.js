@@ -1,7 +1,7 @@
 // The application: routes (hash based), the live connection, and the screens around the table.
 
 import { h, clear, refocus } from "./dom.js";
-import { t, loadCatalogue, lang } from "./i18n.js";
+import { t, loadCatalogue, lang, sentence } from "./i18n.js";
 import { api, getToken, setToken, Live, ConnectionBar } from "./net.js";
 import { bindKeys, startGamepad } from "./input.js";
 import { lobbyScreen } from "./lobby.js";
@@ -82,7 +82,7 @@ let speechTimer = null;
 export function announce(text) {
   // Sentences of one moment are read together; clearing first makes screen readers repeat an
   // identical sentence.
-  speech.push(text);
+  speech.push(sentence(text));
   clearTimeout(speechTimer);
   announcer.textContent = "";
   speechTimer = setTimeout(() => {
@@ -192,6 +192,10 @@ function onMessage(msg) {
       if (route().name !== "match") go(`#/match/${encodeURIComponent(app.matchId)}`);
       else if (!app.table) render();
       else app.table.update(msg);
+      break;
+    case "earlier_rounds":
+      // The rounds before the one a (re)loaded table started from, for its log.
+      app.table?.earlierRounds(msg);
       break;
     case "profile":
       app.profile = msg.profile;
@@ -646,6 +650,8 @@ async function renderReplay(r) {
   if (app.replay || route().name !== "replay" || route().arg !== r.arg) return; // another render came first
   const host = h("main.screen.replay", { "data-testid": "replay" });
   clear(app.root).append(header(), host);
+  // A new page starts at its head, not where the page before it (the profile's list) was read.
+  window.scrollTo(0, 0);
   app.replay = new mod.ReplayView(host, { matchId: r.arg, round, move, hooks: { toast }, profileId: app.profile?.id ?? null });
 }
 

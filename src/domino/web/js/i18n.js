@@ -60,3 +60,12 @@ export function t(key, params = {}) {
 export function tn(key, n, params = {}) {
   return t(key, { ...params, n });
 }
+
+/**
+ * `text` as a sentence of its own, for the screen reader's live region: a title ("Runde 2",
+ * "Du bist dran") gets a full stop, so parts read one after another do not run together.
+ */
+export function sentence(text) {
+  const s = String(text ?? "").trim();
+  return !s || /[.!?…:;]["“”»«']?$/.test(s) ? s : `${s}.`;
+}

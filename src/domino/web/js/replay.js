@@ -344,7 +344,9 @@ export class ReplayView {
     list.scrollTop = sameRound ? scroll : 0;
     const cur = list.querySelector("li.current");
     if (cur) {
-      const top = cur.offsetTop - list.offsetTop;
+      // Where the line sits in the list's scrolled content, measured on screen (offsetTop would
+      // depend on which ancestor is positioned: the list itself is, so it was off by its own).
+      const top = cur.getBoundingClientRect().top - list.getBoundingClientRect().top - list.clientTop + list.scrollTop;
       if (top < list.scrollTop) list.scrollTop = top;
       else if (top + cur.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + cur.offsetHeight - list.clientHeight;
     }

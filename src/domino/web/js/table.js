@@ -5,7 +5,7 @@
 // back through `send`. Click-click, drag and keys all end in one function, `tryPlay`.
 
 import { h, clear, refocus, keepFocus } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, sentence } from "./i18n.js";
 import { UNIT } from "./snake.js";
 import { Board } from "./board.js";
 import { tileSvg, tileBack } from "./tiles.js";
@@ -17,6 +17,8 @@ import { describeEvent, fivesLine } from "./events.js";
 const TRACE_MAX = 200;
 const CLICK_SHIELD_MS = 1000;
 const LOG_MAX = 400;
+// Events a (re)loaded table's log rebuilds from its first snapshot's view: not told again.
+const REBUILT = new Set(["open", "play", "draw", "pass", "round_start", "round_end", "match_end"]);
 
 export class TableView {
   /**
@@ -136,7 +138,7 @@ export class TableView {
     // A selection survives a snapshot only if the tile is still playable.
     if (this.selected && !this.fits(this.selected).length) this.selected = null;
     const matchOf = (x) => x?.match || x?.match_id;
-    if (!prev || matchOf(prev) !== matchOf(state)) this.seenLog = [];
+    const restart = !prev || matchOf(prev) !== matchOf(state);
     // The same snapshot may arrive twice (a repeat after a reconnect or from another socket of
     // the same profile): an event is told once per version.
     const fresh = (state.events || []).filter((ev) => {
@@ -146,7 +148,7 @@ export class TableView {
       return true;
     });
     if (this.told.size > 500) this.told = new Set([...this.told].slice(-200));
-    this.handleEvents(fresh, prev);
+    this.handleEvents(restart ? this.restartLog(fresh) : fresh);
     if (this.myTurn && (!prev || prev.view?.turn !== this.me || prev.view?.round !== v.round)) {
       this.hooks.announce(t("table.your_turn"));
     }
@@ -350,31 +352,77 @@ export class TableView {
     return describeEvent(ev, (seat) => this.name(seat), this.me);
   }
 
-  handleEvents(events, prev) {
+  /** The log lines of one event: its sentence and, if it scored, the Fünferpunkte. */
+  eventLines(ev) {
+    const text = this.describe(ev);
+    const out = text ? [text] : [];
+    if (ev.fives) out.push(fivesLine(ev.fives, this.name(ev.seat), ev.seat === this.me, false));
+    return out;
+  }
+
+  /**
+   * A table that comes (back) to a match, a reload or a spectator's first look: the log starts
+   * with the current round, rebuilt from the snapshot's history (a seat's draws in a row as one
+   * line), and the rounds before it are asked for (`history`, docs/protocol.md). Returns the
+   * snapshot's events that the history does not hold (someone connected, a timeout ...).
+   */
+  restartLog(events) {
+    const s = this.state;
+    const v = s.view || {};
+    const round = v.round || 1;
+    const lines = round > 1 ? [t("table.round", { n: round })] : [];
+    const merged = [];
+    for (const ev of v.history || []) {
+      const last = merged.at(-1);
+      if (ev.kind === "draw" && last?.kind === "draw" && last.seat === ev.seat && !!last.auto === !!ev.auto) last.count += 1;
+      else merged.push(ev.kind === "draw" ? { ...ev, count: 1 } : ev);
+    }
+    for (const ev of merged) lines.push(...this.eventLines(ev));
+    if (v.result) lines.push(...this.eventLines({ kind: "round_end", round }));
+    if (s.phase === "match_over") lines.push(...this.eventLines({ kind: "match_end" }));
+    this.seenLog = lines;
+    this.pastFor = null;
+    if (round > 1) {
+      this.pastFor = round;
+      this.hooks.send({ type: "history", match: s.match || s.match_id });
+    }
+    return events.filter((ev) => !REBUILT.has(ev.kind));
+  }
+
+  /** The answer to `history`: the rounds before the one the log started from go first. */
+  earlierRounds(msg) {
+    const s = this.state;
+    if (!s || this.pastFor === null || this.pastFor === undefined || msg.match !== (s.match || s.match_id)) return;
+    const before = [];
+    for (const r of msg.rounds || []) {
+      if (r.round >= this.pastFor) continue;
+      for (const ev of r.events || []) before.push(...this.eventLines(ev));
+    }
+    this.pastFor = null;
+    this.seenLog = [...before, ...this.seenLog].slice(-LOG_MAX);
+    this.renderLog();
+    if (this.sheet === "log") this.renderSheet();
+  }
+
+  handleEvents(events) {
     const spoken = [];
     for (const ev of events) {
       const text = this.describe(ev);
       if (text) {
         this.seenLog.push(text);
         // The player's own moves are not read back; what the server did for them is.
-        if (ev.seat !== this.me || ev.auto || ev.kind === "timeout" || ev.kind === "standin") spoken.push(text);
+        if (ev.seat !== this.me || ev.auto || ev.kind === "timeout" || ev.kind === "standin") spoken.push(sentence(text));
       }
       if (ev.fives) {
         const fv = fivesLine(ev.fives, this.name(ev.seat), ev.seat === this.me, false);
         this.seenLog.push(fv);
-        spoken.push(fv);
+        spoken.push(sentence(fv));
         this.pendingFives = { tile: ev.tile, n: ev.fives, seat: ev.seat };
       }
     }
-    if ((!prev || !this.seenLog.length) && !events.length) {
-      // A fresh (re)connect snapshot carries no events: rebuild the log from the history.
-      for (const ev of this.state.view?.history || []) {
-        const text = this.describe(ev);
-        if (text) this.seenLog.push(text);
-      }
-    }
-    // The whole match as this page saw it (a reconnect starts from the current round's history).
+    // The whole match as this page saw it (a reload asks for the rounds before its first one).
     if (this.seenLog.length > LOG_MAX) this.seenLog = this.seenLog.slice(-LOG_MAX);
+    // Each part a sentence of its own ("Runde 2." then "Bot 3 eröffnet mit 6|6.").
     if (spoken.length) this.hooks.announce(spoken.join(" "));
   }
 
