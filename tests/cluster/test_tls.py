@@ -30,10 +30,11 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         pytest.skip("needs openssl: make deploy-tools installs Debian's package")
     folder = tmp_path_factory.mktemp("tls")
     cert, key = folder / "cert.pem", folder / "key.pem"
+    cmd = [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+    cmd += ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
+    cmd += ["-addext", "subjectAltName=IP:127.0.0.1"]
     subprocess.run(
-        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
-        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
-        + ["-addext", "subjectAltName=IP:127.0.0.1"],
+        cmd,
         check=True,
         capture_output=True,
     )
