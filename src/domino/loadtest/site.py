@@ -178,6 +178,7 @@ class SiteClient:
         the welcome; the socket is then read in the background."""
         url = (base or self.site).rstrip("/") + "/ws"
         url = "ws" + url.removeprefix("http")  # http -> ws, https -> wss
+        tls: dict[str, Any] = {"ssl": self.tls} if url.startswith("wss:") and self.tls else {}
         ws = await connect(
             url,
             compression=None,
@@ -186,7 +187,7 @@ class SiteClient:
             open_timeout=WAIT,
             close_timeout=2,
             additional_headers={"Origin": self.origin},
-            **({"ssl": self.tls} if url.startswith("wss:") else {}),
+            **tls,
         )
         sock = Socket(len(self.sockets), url, time.monotonic())
         self.sockets.append(sock)
