@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 HAPROXY := /usr/sbin/haproxy
 
-.PHONY: run test lint types unit chromium haproxy demo clean bench screenshots
+.PHONY: run test lint types unit chromium haproxy deploy-tools demo clean bench screenshots
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -50,6 +50,23 @@ haproxy:
 	   sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy); \
 	fi
 
+# Debian's tools for the tests of the operator's files in deploy/ (tests/deploy):
+# systemd-analyze (systemd), promtool (prometheus, without its recommends: the
+# node exporter and IPMI tools are not needed), openssl, pg_dump/pg_restore
+# (postgresql-client).
+DEPLOY_TOOLS := systemd-analyze:systemd promtool:prometheus openssl:openssl \
+	pg_restore:postgresql-client
+deploy-tools:
+	@missing=; for pair in $(DEPLOY_TOOLS); do \
+	  command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian's$$missing for the deploy tests"; \
+	  (apt-get update -qq || sudo apt-get update -qq) && \
+	  (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing || \
+	   sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing); \
+	fi
+
 run: $(STAMP)
 	$(BIN)/domino serve
 
@@ -65,7 +82,7 @@ types: $(OS_STAMP)
 unit: $(STAMP) $(OS_STAMP)
 	$(BIN)/pytest
 
-test: $(STAMP) chromium haproxy lint types unit
+test: $(STAMP) chromium haproxy deploy-tools lint types unit
 
 # The committed screenshots (docs/screenshots) change only through this target; the browser
 # tests write theirs to the ignored test-artifacts/ otherwise.

@@ -76,8 +76,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=0.0,
         metavar="SECONDS",
         help="on SIGTERM: answer /api/health with 503 and take no new lobbies or matches "
-        "for this long before shutting down, so the balancer takes the node out first "
-        "(default 0)",
+        "for this long (counted from the SIGTERM, while the matches are handed over, which "
+        "may take up to 12 s) before shutting down, so the balancer takes the node out "
+        "first (default 0)",
     )
     p.add_argument(
         "--forwarded-allow-ips",
@@ -275,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
     from domino.i18n import t
     from domino.server import GcPolicy, Settings, create_app
     from domino.server.metrics import configure_logging
-    from domino.server.run import NodeServer, uvicorn_config
+    from domino.server.run import SHUTDOWN_WAIT, NodeServer, uvicorn_config
     from domino.server.schema import NotMigrated, PartialSchema
     from domino.table import Timing
 
@@ -353,6 +354,7 @@ def run(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         log_config=None,
         limit_concurrency=args.max_connections,
+        timeout_graceful_shutdown=SHUTDOWN_WAIT,
         **proxy,
     )
     NodeServer(config, app.state.service, args.drain_grace).run()

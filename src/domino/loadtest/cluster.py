@@ -17,6 +17,11 @@ Nodes are numbered from 1, like their names and HAProxy's servers: ``kill(2)``
 sends SIGKILL to ``node2``. Leaving the ``with`` block stops HAProxy and every
 node, drops the tables of the prefix and removes the folder.
 
+With ``tls`` (a PEM file with a certificate and its key) HAProxy ends TLS as on a
+site: :attr:`Cluster.url` is ``https://``, and plain http on :attr:`Cluster.http_port`
+answers with a redirect to it; without it the configuration's ``DOMINO_PLAIN_HTTP``
+mode serves plain http.
+
 Nodes get ``--drain-grace`` (default 10 s): after one SIGTERM (:meth:`drain`) a
 node answers ``/api/health`` with 503 for that long before it shuts down; a
 second SIGTERM (:meth:`terminate`) shuts it down at once.
@@ -142,6 +147,7 @@ class Cluster:
     config: Path = HAPROXY_CFG
     python: str = sys.executable
     folder: Path | None = None
+    tls: Path | None = None
 
     def __post_init__(self) -> None:
         self._own_folder = self.folder is None
@@ -149,6 +155,7 @@ class Cluster:
             Path(tempfile.mkdtemp(prefix="domino-cluster-")) if self.folder is None else self.folder
         )
         self.port = free_port()
+        self.http_port = free_port()  # with TLS: the plain http that redirects to https
         self.socket = self.dir / "haproxy.sock"
         self.nodes = [
             Node(f"node{k}", free_port(), self.dir / f"node{k}.log") for k in range(1, self.n + 1)
@@ -164,13 +171,13 @@ class Cluster:
     # -- addresses ---------------------------------------------------------------------------
     @property
     def url(self) -> str:
-        """The site's address, through HAProxy."""
-        return f"http://127.0.0.1:{self.port}"
+        """The site's address, through HAProxy (``https://`` with :attr:`tls`)."""
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def ws_url(self) -> str:
-        """The WebSocket address, through HAProxy."""
-        return f"ws://127.0.0.1:{self.port}/ws"
+        """The WebSocket address, through HAProxy (``wss://`` with :attr:`tls`)."""
+        return f"{'wss' if self.tls else 'ws'}://127.0.0.1:{self.port}/ws"
 
     def node(self, k: int) -> Node:
         """Node ``k`` (1 .. n)."""
@@ -255,6 +262,11 @@ class Cluster:
             DOMINO_CHECK_TIMEOUT=self.check_timeout,
             DOMINO_MAXCONN="2000",
         )
+        if self.tls is None:
+            env["DOMINO_PLAIN_HTTP"] = "1"
+        else:
+            env.pop("DOMINO_PLAIN_HTTP", None)
+            env.update(DOMINO_CERT=str(self.tls), DOMINO_HTTP_BIND=f"127.0.0.1:{self.http_port}")
         for node in self.nodes:
             env[f"DOMINO_{node.name.upper()}"] = f"127.0.0.1:{node.port}"
         return env

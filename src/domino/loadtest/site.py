@@ -44,6 +44,7 @@ import contextlib
 import itertools
 import json
 import random
+import ssl
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -118,8 +119,10 @@ class SiteClient:
         origin: str | None = None,
         delay: float = 0.05,
         rng: random.Random | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.name = name
+        self.tls = tls  # for a site on https: the context its certificate is trusted in
         self.site = site.rstrip("/")
         self.origin = origin or self.site
         self.delay = delay
@@ -173,7 +176,9 @@ class SiteClient:
     async def open(self, base: str | None = None) -> None:
         """Connect to ``base`` (an HTTP address; default: the site), say hello, wait for
         the welcome; the socket is then read in the background."""
-        url = (base or self.site).rstrip("/").replace("http://", "ws://", 1) + "/ws"
+        url = (base or self.site).rstrip("/") + "/ws"
+        url = "ws" + url.removeprefix("http")  # http -> ws, https -> wss
+        tls: dict[str, Any] = {"ssl": self.tls} if url.startswith("wss:") and self.tls else {}
         ws = await connect(
             url,
             compression=None,
@@ -182,6 +187,7 @@ class SiteClient:
             open_timeout=WAIT,
             close_timeout=2,
             additional_headers={"Origin": self.origin},
+            **tls,
         )
         sock = Socket(len(self.sockets), url, time.monotonic())
         self.sockets.append(sock)

@@ -25,7 +25,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from .rawws import protocol_factory
-from .service import Service
+from .service import HAND_OVER_WAIT, STOP_WAIT, Service
 from .settings import Settings
 
 #: The WebSocket transports :func:`uvicorn_config` can serve ``/ws`` with.
@@ -58,15 +58,37 @@ def uvicorn_config(app: FastAPI, settings: Settings, *, ws: str = "lean", **extr
 log = logging.getLogger("domino.server")
 
 
+#: The longest a drain waits for its hand-over (:meth:`Service.drain`: the releases,
+#: then at most ``HAND_OVER_WAIT`` for other nodes to take the matches), counted from
+#: the SIGTERM; past it the node shuts down all the same (the sweepers of the other
+#: nodes take what is left once its leases expire).
+HAND_OVER_BOUND = HAND_OVER_WAIT + 2.0
+#: How long the shutdown waits for open HTTP requests once the sockets are closed
+#: (uvicorn's ``timeout_graceful_shutdown``); then the service stops (``STOP_WAIT``).
+SHUTDOWN_WAIT = 5.0
+
+
+def stop_bound(drain_grace: float) -> float:
+    """The longest a SIGTERM takes to end the process, in seconds, give or take the
+    closing of the database and Redis: the drain (the grace and the bounded hand-over
+    run side by side from the SIGTERM), then the open requests, then the handlers.
+    systemd's ``TimeoutStopSec`` should be above it (deploy/domino@.service)."""
+    return max(drain_grace, HAND_OVER_BOUND) + SHUTDOWN_WAIT + STOP_WAIT
+
+
 class NodeServer(uvicorn.Server):
     """uvicorn's server with a drain on SIGTERM (``domino serve``; docs/deploy.md).
 
-    The first SIGTERM calls :meth:`Service.drain` (``/api/health`` answers 503, no
-    new lobbies or matches), keeps serving for ``drain_grace`` seconds so the
-    balancer's health checks see it and send new players elsewhere, then shuts down
-    as uvicorn does: the listener closes and the lean transport closes every socket
-    with 1012 (service restart), so clients reconnect through the balancer at once.
-    SIGINT (Ctrl-C), or a second SIGTERM during the grace, shuts down at once.
+    The first SIGTERM starts :meth:`Service.drain` (``/api/health`` answers 503, no
+    new lobbies or matches; in a cluster the hand-over of the node's matches) and
+    the ``drain_grace`` at the same moment, so that the balancer's health checks see
+    the node and send new players elsewhere while the matches move. It shuts down
+    when both are over, the hand-over bounded by :data:`HAND_OVER_BOUND`: at most
+    ``max(drain_grace, HAND_OVER_BOUND)`` after the SIGTERM (times on the service's
+    clock). Then it shuts down as uvicorn does: the listener closes and the lean
+    transport closes every socket with 1012 (service restart), so clients reconnect
+    through the balancer at once. SIGINT (Ctrl-C), or a second SIGTERM during the
+    drain, shuts down at once. :func:`stop_bound` is the whole stop's bound.
     """
 
     def __init__(self, config: Any, service: Service, drain_grace: float = 0.0) -> None:
@@ -96,14 +118,32 @@ class NodeServer(uvicorn.Server):
             self._drain = asyncio.get_running_loop().create_task(self._drain_then_exit())
 
     async def _drain_then_exit(self) -> None:
-        await self.service.drain()
+        clock = self.service.clock
+        started = clock.now()
         if self.drain_grace > 0:
             log.info(
                 "draining for %.1f s, then shutting down",
                 self.drain_grace,
                 extra={"event": "drain_grace", "seconds": self.drain_grace},
             )
-            await asyncio.sleep(self.drain_grace)
+        handing = asyncio.ensure_future(self.service.drain())
+        handed = asyncio.Event()
+        handing.add_done_callback(lambda _task: handed.set())
+        await clock.wait_until(started + HAND_OVER_BOUND, handed)
+        if not handing.done():
+            handing.cancel()
+            log.warning(
+                "draining: hand-over not done after %.1f s; shutting down all the same",
+                HAND_OVER_BOUND,
+                extra={"event": "hand_over_cut", "seconds": HAND_OVER_BOUND},
+            )
+        elif not handing.cancelled() and handing.exception() is not None:
+            log.error(
+                "draining: the hand-over failed",
+                exc_info=handing.exception(),
+                extra={"event": "hand_over_failed"},
+            )
+        await clock.wait_until(started + self.drain_grace, asyncio.Event())
         self.should_exit = True
 
 
@@ -136,4 +176,13 @@ def serving_in_thread(app: FastAPI, settings: Settings, **extra: Any) -> Iterato
         thread.join(timeout=10)
 
 
-__all__ = ["TRANSPORTS", "NodeServer", "free_port", "serving_in_thread", "uvicorn_config"]
+__all__ = [
+    "HAND_OVER_BOUND",
+    "SHUTDOWN_WAIT",
+    "TRANSPORTS",
+    "NodeServer",
+    "free_port",
+    "serving_in_thread",
+    "stop_bound",
+    "uvicorn_config",
+]
