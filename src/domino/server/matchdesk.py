@@ -275,6 +275,8 @@ class MatchDesk:
         return True
 
     def _on_node_message(self, sender: str, payload: dict[str, Any]) -> None:
+        if payload.get("kind") == "renamed":
+            return  # a profile's new name (Connections), no match's business
         # Each runner's lock is fair, and nothing is awaited before it is taken, so the
         # commands of one sender reach a match in the order they were sent.
         task = asyncio.get_running_loop().create_task(self._remote(payload))
@@ -909,8 +911,14 @@ class MatchDesk:
 
     # -- the end ---------------------------------------------------------------------------
     async def finish_match(self, runner: MatchRunner) -> None:
-        """Both halves of a match's end (used when a restored log already ends)."""
+        """A restored log that already ends: its owner died (or the process stopped)
+        after the end was stored in the log, perhaps after its result too, but before
+        everyone was told. Store what is missing (nothing twice), tell every audience
+        the end as the owner would have (the final ``state``, then each player's
+        profile), and do the rest of the bookkeeping. A socket that heard the end
+        already hears it again, at the same version (the client takes it as it is)."""
         await self.store_finish(runner)
+        runner.announce_end()
         await self.after_finish(runner)
         runner.gone = True
 
@@ -946,23 +954,31 @@ class MatchDesk:
             "xp": xp,
             "names": runner.names(),
         }
-        await self.db.finish_match(runner.id, now, result, record_of(table), players)
+        # (False: stored before, by an owner that died before it announced the end.)
+        await self.db.end_match(runner.id, now, result, record_of(table), players)
         runner.finished_players = [pl["profile_id"] for pl in players]
         for pl in players:
             if self.seated.get(pl["profile_id"]) == runner.id:
                 del self.seated[pl["profile_id"]]
 
     async def after_finish(self, runner: MatchRunner) -> None:
-        """Tell the players their new profile and open the lobby again."""
+        """Tell the players their new profile, open the lobby again, and mark the match
+        finished: its end has been announced (until then a node that takes it over
+        announces it)."""
         table = runner.table
         rows = await self.db.profiles(runner.finished_players)
         for pid, row in rows.items():
-            for c in list(self.router.sockets_of(pid)):
-                c.send(p.ProfileMsg(profile=profile_out(row)))
+            # Each player's own channel: only that person's sockets, on every node.
+            self.router.to_player(pid, p.ProfileMsg(profile=profile_out(row)))
         await self._lobby_free(
             runner,
             {runner.players[i] for i in range(len(table.seats)) if table.seats[i].left} - {None},
         )
+        try:
+            await self.db.close_match(runner.id)
+        except Exception:
+            # Left running: whoever resumes or takes it over next announces the end again.
+            log.warning("match %s: not marked finished", runner.id, exc_info=True)
         # Only now is the match gone (Service.settle counts it busy until here).
         self.runners.pop(runner.id, None)
         log.info(

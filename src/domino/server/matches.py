@@ -239,6 +239,14 @@ class MatchRunner:
             for audience, msg in self.table.snapshots(self.env.clock.now()):
                 self._route(audience, self._decorate(msg))
 
+    def announce_end(self) -> None:
+        """Send every audience the final table (``phase: "match_over"``, the standings):
+        the end of a match whose owner stored it but died before it told anyone."""
+        if not self.table.finished:
+            return
+        for audience, msg in self.table.snapshots(self.env.clock.now()):
+            self._route(audience, self._decorate(msg))
+
     def snapshot_for(self, conn: Conn) -> None:
         """Send ``conn`` its full view now: its seat's, or the spectators'."""
         seat = self.seat_of(conn.profile)
