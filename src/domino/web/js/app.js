@@ -194,8 +194,10 @@ function onMessage(msg) {
       else app.table.update(msg);
       break;
     case "profile":
+      // The end of a match (XP, level) or a new name, given in this window or another.
       app.profile = msg.profile;
       app.table?.setProfile(msg.profile);
+      app.root.querySelector("header.app-head")?.replaceWith(header());
       break;
     case "error":
       if (app.table) app.table.pending = false;
