@@ -86,25 +86,26 @@ def test_the_end_is_announced_when_its_owner_dies_before_telling_it(
 ) -> None:
     # Node a stores the match's last move (and, in one case, its result and XP), then
     # dies before anyone hears of the end. Anna's window and Carl, watching, are on
-    # node b: node b, taking the match over, tells them the end (the standings) and
+    # node c: node b, taking the match over, tells them the end (the standings) and
     # Anna her new profile, once; nothing is stored twice.
     a = node(tmp_path, prefix, "a")
     b = node(tmp_path, prefix, "b")
+    c = node(tmp_path, prefix, "c")
     try:
         anna = a.person("Anna")
         pid = anna.profile["id"]
         lobby_with_bots(anna, 2, ["anfaenger"], RULES)
         mid = start(anna)["match_id"]
-        far = b.connect(anna.token, "Anna")
+        far = c.connect(anna.token, "Anna")
         recv_within(far, lambda m: m["type"] == "state")
-        carl = b.person("Carl")
+        carl = c.person("Carl")
         carl.request({"type": "watch", "match": mid}, "state")
         died = dies_at_the_end(a, after_storing)
 
         play_idle_to_end(a, [far, carl], stop=lambda: bool(died))
         assert died == [mid]
-        assert a.tc.portal.call(a.service.db.match, mid)["status"] == "running"
         assert not ends(far) and not ends(carl) and not profiles(far)
+        anna.close()  # (her socket on the dead node goes with it)
         crash(a, mid)
 
         assert sweep(b) == [mid]
@@ -113,8 +114,10 @@ def test_the_end_is_announced_when_its_owner_dies_before_telling_it(
         mine = recv_within(far, lambda m: m["type"] == "profile")["profile"]
         watched = recv_within(carl, lambda m: m["type"] == "state" and m["phase"] == "match_over")
         assert watched["you"] is None and watched["standings"] == end["standings"]
+        # The lobby opens again: the last thing node b tells Anna, after all the rest.
         recv_within(far, lambda m: m["type"] == "lobby" and m["lobby"]["status"] == "open")
         b.settle()
+        c.settle()
 
         # Once each, and only to whom it belongs.
         assert len(ends(far)) == 1 and len(ends(carl)) == 1
@@ -132,6 +135,7 @@ def test_the_end_is_announced_when_its_owner_dies_before_telling_it(
     finally:
         a.close()
         b.close()
+        c.close()
 
 
 def test_each_player_gets_their_own_profile_on_every_node(
