@@ -95,7 +95,10 @@ class Connections:
             for other in router.nodes_of(pid) - {router.node}:
                 router.send_to_node(other, {"kind": RENAMED, "profile": pid, "name": name})
         self.router.to_player(pid, p.ProfileMsg(profile=profile_out(row)))
-        await self.lobbies.renamed(pid, name)
+        try:
+            await self.lobbies.renamed(pid, name)
+        except Exception:  # the name is stored: the lobby shows it at its next change
+            log.warning("the lobby of %s not told of the new name", pid, exc_info=True)
 
     def _rename_here(self, pid: str, name: str) -> None:
         for conn in list(self.router.sockets_of(pid)):
