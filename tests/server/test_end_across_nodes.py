@@ -210,3 +210,41 @@ def test_a_new_name_reaches_every_node(tmp_path: Path, prefix: str) -> None:  # 
     finally:
         a.close()
         b.close()
+
+
+def test_a_new_name_reaches_a_running_match_on_another_node(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Anna plays on node a and renames herself through node b, where Carl watches: the
+    # match (on node a) shows her new name to every audience, and stores it with the seats.
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        anna = a.person("Anna")
+        lobby_with_bots(anna, 2, ["anfaenger"], RULES)
+        mid = start(anna)["match_id"]
+        a.settle()
+        carl = b.person("Carl")
+        carl.request({"type": "watch", "match": mid}, "state")
+        v = a.service.runners[mid].table.version
+
+        auth = {"authorization": f"Bearer {anna.token}"}
+        r = b.tc.post("/api/me/name", json={"name": "Lena"}, headers=auth)
+        assert r.status_code == 200 and r.json()["name"] == "Lena"
+
+        def renamed(m: dict[str, Any]) -> bool:
+            return m["type"] == "state" and m["seats"][0]["name"] != "Anna"
+
+        watched = recv_within(carl, renamed)
+        assert watched["seats"][0]["name"] == "Lena" and watched["you"] is None
+        mine = recv_within(anna, renamed)
+        assert mine["seats"][0]["name"] == "Lena" and mine["you"] == 0
+        assert mine["v"] == watched["v"] == v  # nothing was played for it
+        row = a.tc.portal.call(a.service.db.match, mid)
+        assert row["seats"][0]["name"] == "Lena"
+        running = b.tc.get("/api/lobbies").json()["running"]
+        assert [m["players"][0] for m in running if m["match"] == mid] == ["Lena"]
+    finally:
+        a.close()
+        b.close()

@@ -217,8 +217,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/me/name", response_model=p.ProfileOut)
     async def rename(body: p.RenameIn, request: Request) -> p.ProfileOut:
         """*Name ändern*: the signed-in profile gets a new name (its sockets on every node
-        get the new profile, its lobby shows it at once, lobbies and matches joined from
-        now on too; a match already running keeps the old one)."""
+        get the new profile; its lobby and the match it plays show it at once, lobbies
+        and matches joined from now on too)."""
         pid = await _me(request)
         row = await service.people.rename(pid, body.name)
         await service.connections.renamed(row)

@@ -87,7 +87,8 @@ class Connections:
     async def renamed(self, row: dict[str, Any]) -> None:
         """A profile took a new name (``POST /api/me/name``; ``row`` is its profile row):
         its sockets on every node take it into the lobbies they join from now on and get
-        the new profile, and the lobby it is in shows it to every member."""
+        the new profile; the lobby it is in and the match it plays show it to everyone
+        there."""
         pid, name = str(row["id"]), str(row["name"])
         self._rename_here(pid, name)
         router: Any = self.router
@@ -97,8 +98,9 @@ class Connections:
         self.router.to_player(pid, p.ProfileMsg(profile=profile_out(row)))
         try:
             await self.lobbies.renamed(pid, name)
-        except Exception:  # the name is stored: the lobby shows it at its next change
-            log.warning("the lobby of %s not told of the new name", pid, exc_info=True)
+            await self.matches.renamed(pid, name)
+        except Exception:  # the name is stored: what shows it learns it at its next change
+            log.warning("the lobby or match of %s not told of the new name", pid, exc_info=True)
 
     def _rename_here(self, pid: str, name: str) -> None:
         for conn in list(self.router.sockets_of(pid)):

@@ -1009,6 +1009,14 @@ class Database:
                     )
         return True
 
+    async def store_seats(self, mid: str, seats: list[dict[str, Any]]) -> None:
+        """A running match's seats anew (a player's new name)."""
+        m = self.t.matches
+        async with self._write() as conn:
+            await conn.execute(
+                m.update().where(m.c.id == mid, m.c.status == "running").values(seats=_dumps(seats))
+            )
+
     async def close_match(self, mid: str) -> None:
         """A match whose end is stored and announced is ``finished``."""
         m = self.t.matches

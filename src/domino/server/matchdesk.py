@@ -23,7 +23,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 from domino.i18n import t
@@ -275,8 +275,12 @@ class MatchDesk:
         return True
 
     def _on_node_message(self, sender: str, payload: dict[str, Any]) -> None:
-        if payload.get("kind") == "renamed":
-            return  # a profile's new name (Connections), no match's business
+        kind = payload.get("kind")
+        if kind == "renamed":
+            return  # a profile's new name for a node's sockets (Connections)
+        if kind == "rename_seat":
+            self._spawn(self._rename_seat(payload.get("match"), payload.get("profile"), payload))
+            return
         # Each runner's lock is fair, and nothing is awaited before it is taken, so the
         # commands of one sender reach a match in the order they were sent.
         task = asyncio.get_running_loop().create_task(self._remote(payload))
@@ -407,6 +411,51 @@ class MatchDesk:
             task = asyncio.get_running_loop().create_task(runner.sync_connected(seat))
             self._remote_tasks.add(task)
             task.add_done_callback(self._remote_tasks.discard)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._remote_tasks.add(task)
+        task.add_done_callback(self._remote_tasks.discard)
+
+    async def renamed(self, profile: str, name: str) -> None:
+        """``profile`` took a new name: the seat it plays in a running match shows it to
+        every audience, on whichever node drives the match."""
+        runner = self.runners.get(self.seated.get(profile, ""))
+        if runner is None or runner.moved:
+            if not self.reaches_nodes:
+                return
+            where = await self.seat_anywhere(profile)
+            owner = await self._owner(where.match) if where is not None else None
+            if where is None:
+                return
+            if owner is not None:
+                router: Any = self.router
+                router.send_to_node(
+                    owner,
+                    {"kind": "rename_seat", "match": where.match, "profile": profile, "name": name},
+                )
+                return
+            runner = self.runners.get(where.match)  # this node took it over just now
+        if runner is not None:
+            await self._rename_seat(runner.id, profile, {"name": name})
+
+    async def _rename_seat(self, mid: object, profile: object, payload: dict[str, Any]) -> None:
+        name = payload.get("name")
+        runner = self.runners.get(mid) if isinstance(mid, str) else None
+        if runner is None or runner.moved or not isinstance(name, str):
+            return
+        seat = runner.seat_of(profile) if isinstance(profile, str) else None
+        if seat is None or runner.table.seats[seat].spec.name == name:
+            return
+        # Stored first, as everything is before anyone hears of it.
+        seats = [s.spec.to_dict() for s in runner.table.seats]
+        seats[seat]["name"] = name
+        try:
+            await self.db.store_seats(runner.id, seats)
+        except Exception:  # the name stays as it was here; its next match shows it
+            log.warning("match %s: the new name not stored", runner.id, exc_info=True)
+            return
+        await runner.rename(seat, name)
 
     def _seats_key(self) -> str:
         return f"{self.settings.redis_prefix}seats"
