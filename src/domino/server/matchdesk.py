@@ -279,7 +279,9 @@ class MatchDesk:
         if kind == "renamed":
             return  # a profile's new name for a node's sockets (Connections)
         if kind == "rename_seat":
-            self._spawn(self._rename_seat(payload.get("match"), payload.get("profile"), payload))
+            self._spawn(
+                self._rename_seat(payload.get("match"), payload.get("profile"), payload.get("name"))
+            )
             return
         # Each runner's lock is fair, and nothing is awaited before it is taken, so the
         # commands of one sender reach a match in the order they were sent.
@@ -425,9 +427,9 @@ class MatchDesk:
             if not self.reaches_nodes:
                 return
             where = await self.seat_anywhere(profile)
-            owner = await self._owner(where.match) if where is not None else None
             if where is None:
                 return
+            owner = await self._owner(where.match)
             if owner is not None:
                 router: Any = self.router
                 router.send_to_node(
@@ -437,10 +439,11 @@ class MatchDesk:
                 return
             runner = self.runners.get(where.match)  # this node took it over just now
         if runner is not None:
-            await self._rename_seat(runner.id, profile, {"name": name})
+            await self._rename_seat(runner.id, profile, name)
 
-    async def _rename_seat(self, mid: object, profile: object, payload: dict[str, Any]) -> None:
-        name = payload.get("name")
+    async def _rename_seat(self, mid: object, profile: object, name: object) -> None:
+        """Store and show a seat's new name in a match this node drives (checked here:
+        it may come from another node)."""
         runner = self.runners.get(mid) if isinstance(mid, str) else None
         if runner is None or runner.moved or not isinstance(name, str):
             return
