@@ -248,9 +248,12 @@ def test_register_log_out_and_log_in_again(server: str, browser: Any) -> None:
     assert_no_js_errors(page)
 
 
-def test_a_new_name_shows_at_once_in_the_other_window(server: str, browser: Any) -> None:
+def test_a_new_name_shows_at_once_in_the_other_window(
+    server: str, browser: Any, shots: Path
+) -> None:
     # Two windows of one person (one browser, one token). A rename in one reaches the
-    # other's header at once (the server's profile message), not at its next page.
+    # other's header and greeting at once (the server's profile message), not at its
+    # next page.
     page = new_page(browser, **DESKTOP)
     sign_in_as_guest(page, server, "Hanna")
     other = page.context.new_page()
@@ -264,6 +267,10 @@ def test_a_new_name_shows_at_once_in_the_other_window(server: str, browser: Any)
     page.get_by_test_id("rename").click()
     page.locator(".me-chip", has_text="Helene").wait_for()
     other.locator(".me-chip", has_text="Helene").wait_for()
+    other.get_by_role("heading", name="Hallo, Helene!").wait_for()
     assert other.get_by_test_id("create-lobby").count() == 1  # still on its own page
+    other.screenshot(path=str(shots / "rename-other-window.png"))
+    other.set_viewport_size(PHONE)
+    other.screenshot(path=str(shots / "rename-other-window-phone.png"))
     assert_no_js_errors(page)
     assert_no_js_errors(other)
