@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from .harness import Harness
+from .harness import Harness, lobby_with_bots, start
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -156,3 +156,25 @@ def test_a_profile_is_renamed_with_the_rules_of_names(h: Harness) -> None:
     c = h.connect(g["token"])
     lob = c.request({"type": "create_lobby", "seats": 2}, "lobby")["lobby"]
     assert lob["seats"][0]["name"] == "Lena M"
+
+
+def test_a_new_name_shows_in_the_lobby_and_the_running_match(h: Harness) -> None:
+    anna = h.person("Anna")
+    lobby_with_bots(anna, 2, ["anfaenger"])
+    mid = start(anna)["match_id"]
+    h.settle()
+    carl = h.person("Carl")
+    carl.request({"type": "watch", "match": mid}, "state")
+    v = h.service.runners[mid].table.version
+    r = h.tc.post("/api/me/name", json={"name": "Lena"}, headers=_auth(anna.token))
+    assert r.status_code == 200
+    h.settle()
+    anna.drain()
+    carl.drain()
+    assert anna.last_of("profile")["profile"]["name"] == "Lena"
+    mine, watched = anna.last_of("state"), carl.last_of("state")
+    assert mine["seats"][0]["name"] == watched["seats"][0]["name"] == "Lena"
+    assert mine["v"] == watched["v"] == v
+    assert anna.last_of("lobby")["lobby"]["seats"][0]["name"] == "Lena"
+    stored = h.tc.get(f"/api/matches/{mid}").json()
+    assert stored["players"][0]["name"] == "Lena"

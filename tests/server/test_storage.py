@@ -125,6 +125,25 @@ async def test_the_match_log_is_append_only_and_replayable(db: Database) -> None
     assert match is not None and match["status"] == "finished" and match["record"] == {"log": []}
 
 
+async def test_a_matchs_end_is_stored_once_and_it_runs_until_announced(db: Database) -> None:
+    # An owner that stored the end and died before announcing it leaves the match
+    # running; the node that takes it over stores the end again, which changes nothing.
+    seats = [{"kind": "human", "name": "Anna", "level": None, "player_id": "p1"}]
+    await db.create_profile("p1", "Anna", "guest", 1.0)
+    await db.create_match("m1", None, {"seats": 2}, seats, "seed", 1.0, [{"v": 1}])
+    players = [{"seat": 0, "profile_id": "p1", "place": 1, "xp": 50, "won": True, "finished": True}]
+    assert await db.end_match("m1", 9.0, {"standings": []}, {"log": []}, players) is True
+    assert await db.running_ids() == ["m1"]
+    assert await db.end_match("m1", 12.0, {"standings": []}, {"log": []}, players) is False
+    row = await db.profile("p1")
+    assert row is not None and (row["xp"], row["played"], row["won"]) == (50, 1, 1)
+    assert len(await db.recent("p1", 10)) == 1
+    await db.close_match("m1")
+    assert await db.running_ids() == []
+    match = await db.match("m1")
+    assert match is not None and (match["status"], match["finished_at"]) == ("finished", 9.0)
+
+
 @pytest.fixture(params=BACKENDS)
 def server_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str | None, str]]:
     if request.param == "sqlite":

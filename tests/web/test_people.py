@@ -246,3 +246,31 @@ def test_register_log_out_and_log_in_again(server: str, browser: Any) -> None:
     page.get_by_role("button", name="Anmelden").click()
     page.get_by_text("Hallo, Konrad!").wait_for()
     assert_no_js_errors(page)
+
+
+def test_a_new_name_shows_at_once_in_the_other_window(
+    server: str, browser: Any, shots: Path
+) -> None:
+    # Two windows of one person (one browser, one token). A rename in one reaches the
+    # other's header and greeting at once (the server's profile message), not at its
+    # next page.
+    page = new_page(browser, **DESKTOP)
+    sign_in_as_guest(page, server, "Hanna")
+    other = page.context.new_page()
+    other.set_default_timeout(45_000)
+    other.js_errors = []
+    other.on("pageerror", lambda exc: other.js_errors.append(str(exc)))
+    other.goto(server + "/")
+    other.locator(".me-chip", has_text="Hanna").wait_for()
+    page.locator(".me-chip").click()
+    page.locator("#rename").fill("Helene")
+    page.get_by_test_id("rename").click()
+    page.locator(".me-chip", has_text="Helene").wait_for()
+    other.locator(".me-chip", has_text="Helene").wait_for()
+    other.get_by_role("heading", name="Hallo, Helene!").wait_for()
+    assert other.get_by_test_id("create-lobby").count() == 1  # still on its own page
+    other.screenshot(path=str(shots / "rename-other-window.png"))
+    other.set_viewport_size(PHONE)
+    other.screenshot(path=str(shots / "rename-other-window-phone.png"))
+    assert_no_js_errors(page)
+    assert_no_js_errors(other)

@@ -227,12 +227,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/me/name", response_model=p.ProfileOut)
     async def rename(body: p.RenameIn, request: Request) -> p.ProfileOut:
-        """*Name ändern*: the signed-in profile gets a new name (lobbies and matches
-        joined from now on show it; one already running keeps the old one)."""
+        """*Name ändern*: the signed-in profile gets a new name (its sockets on every node
+        get the new profile; its lobby and the match it plays show it at once, lobbies
+        and matches joined from now on too)."""
         pid = await _me(request)
         row = await service.people.rename(pid, body.name)
-        for conn in list(service.router.sockets_of(pid)):
-            conn.name = row["name"]  # this node's sockets; another node's on their next hello
+        await service.connections.renamed(row)
         return profile_out(row)
 
     @app.get("/api/profiles/{pid}", response_model=p.ProfilePageOut)

@@ -7,14 +7,20 @@ a socket's arrival and departure mean to the lobbies and the matches.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Container
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import protocol as p
 from .conn import Conn
 from .db import Database
 from .doors import InProcessRouter
 from .people import profile_out
+
+log = logging.getLogger("domino.server")
+
+#: The node message that tells a node a profile's new name (its sockets take it).
+RENAMED = "renamed"
 
 if TYPE_CHECKING:  # the desks import this module's Online
     from .lobbydesk import LobbyDesk
@@ -56,6 +62,8 @@ class Connections:
         self.router = router
         self.lobbies = lobbies
         self.matches = matches
+        if hasattr(router, "on_node_message"):
+            router.on_node_message(self._on_node_message)
 
     async def connect(self, conn: Conn) -> None:
         """A socket said hello: welcome it, restore its lobby and its seat at once."""
@@ -75,3 +83,34 @@ class Connections:
             return
         await self.lobbies.member_gone(conn.profile)
         await self.matches.seat_gone(conn.profile)
+
+    async def renamed(self, row: dict[str, Any]) -> None:
+        """A profile took a new name (``POST /api/me/name``; ``row`` is its profile row):
+        its sockets on every node take it into the lobbies they join from now on and get
+        the new profile; the lobby it is in and the match it plays show it to everyone
+        there."""
+        pid, name = str(row["id"]), str(row["name"])
+        self._rename_here(pid, name)
+        router: Any = self.router
+        if hasattr(router, "send_to_node"):  # a cluster: the nodes with sockets of it
+            for other in router.nodes_of(pid) - {router.node}:
+                router.send_to_node(other, {"kind": RENAMED, "profile": pid, "name": name})
+        self.router.to_player(pid, p.ProfileMsg(profile=profile_out(row)))
+        try:
+            await self.lobbies.renamed(pid, name)
+            await self.matches.renamed(pid, name)
+        except Exception:  # the name is stored: what shows it learns it at its next change
+            log.warning("the lobby or match of %s not told of the new name", pid, exc_info=True)
+
+    def _rename_here(self, pid: str, name: str) -> None:
+        for conn in list(self.router.sockets_of(pid)):
+            conn.name = name
+
+    def _on_node_message(self, sender: str, payload: dict[str, Any]) -> None:
+        if payload.get("kind") != RENAMED:
+            return
+        pid, name = payload.get("profile"), payload.get("name")
+        if isinstance(pid, str) and isinstance(name, str):
+            self._rename_here(pid, name)
+        else:
+            log.warning("a malformed node message: %r", payload)

@@ -947,23 +947,44 @@ class Database:
         record: Any,
         players: list[dict[str, Any]],
     ) -> None:
-        """Close a match in one transaction: result, record, history rows, XP and stats.
+        """Close a match in one transaction: its end (:meth:`end_match`) and its status
+        ``finished`` at once (a match whose end needs no announcing)."""
+        await self.end_match(mid, now, result, record, players, close=True)
+
+    async def end_match(
+        self,
+        mid: str,
+        now: float,
+        result: dict[str, Any],
+        record: Any,
+        players: list[dict[str, Any]],
+        close: bool = False,
+    ) -> bool:
+        """Store a match's end in one transaction: result, record, history rows, XP and
+        stats; ``False`` (nothing changed) when its end is stored already.
+
+        The match stays ``running`` until its end has been announced
+        (:meth:`close_match`; ``close`` does both at once): if its owner dies in
+        between, the node that takes it over finds it among the running matches and
+        tells every audience the end, storing nothing twice.
 
         ``players``: ``{"seat", "profile_id", "place", "xp", "won", "finished"}`` per human
         seat; only players who finished (did not leave) count a played match.
         """
         m, p = self.t.matches, self.t.profiles
         async with self._write() as conn:
-            await conn.execute(
+            ended = await conn.execute(
                 m.update()
-                .where(m.c.id == mid)
+                .where(m.c.id == mid, m.c.result.is_(None))
                 .values(
-                    status="finished",
                     finished_at=now,
                     result=_dumps(result),
                     record=_dumps(record),
+                    **({"status": "finished"} if close else {}),
                 )
             )
+            if ended.rowcount == 0:
+                return False
             for pl in players:
                 await conn.execute(
                     self.t.players.insert().values(
@@ -986,6 +1007,23 @@ class Database:
                             won=p.c.won + (1 if pl["won"] else 0),
                         )
                     )
+        return True
+
+    async def store_seats(self, mid: str, seats: list[dict[str, Any]]) -> None:
+        """A running match's seats anew (a player's new name)."""
+        m = self.t.matches
+        async with self._write() as conn:
+            await conn.execute(
+                m.update().where(m.c.id == mid, m.c.status == "running").values(seats=_dumps(seats))
+            )
+
+    async def close_match(self, mid: str) -> None:
+        """A match whose end is stored and announced is ``finished``."""
+        m = self.t.matches
+        async with self._write() as conn:
+            await conn.execute(
+                m.update().where(m.c.id == mid, m.c.status == "running").values(status="finished")
+            )
 
     async def match(self, mid: str) -> dict[str, Any] | None:
         """A match row with its JSON columns decoded."""

@@ -105,6 +105,17 @@ class Lobby:
         seated = [o.player for o in self.seats if o is not None and o.player is not None]
         return seated + [p for p in self.watchers if p not in seated]
 
+    def rename(self, player: str, name: str) -> bool:
+        """``player`` is called ``name`` now (on their seat or as a watcher); ``False``
+        when nothing shows their name differently."""
+        changed = False
+        for o in self.seats:
+            if o is not None and o.player == player and o.name != name:
+                o.name, changed = name, True
+        if player in self.watchers and self.watchers[player] != name:
+            self.watchers[player], changed = name, True
+        return changed
+
     def humans(self) -> int:
         """How many humans are seated."""
         return sum(1 for o in self.seats if o is not None and o.kind == "human")

@@ -368,6 +368,26 @@ class LobbyDesk:
             return
         raise LobbyError("lobby_busy")
 
+    async def renamed(self, profile: str, name: str) -> None:
+        """``profile`` took a new name: the lobby they are in shows it to every member, on
+        every node (a running match keeps the names it started with)."""
+        code = await self.db.lobby_of(profile)
+        if code is None:
+            return
+        changed: list[bool] = []
+
+        def rename(lobby: Lobby) -> bool:
+            changed[:] = [lobby.rename(profile, name)]
+            return changed[0]
+
+        async with self._locked(code):
+            try:
+                lobby = await self._edit(code, rename)
+            except LobbyError:  # closed meanwhile
+                return
+        if changed[0]:
+            self.broadcast(lobby)
+
     async def match_over(self, runner: MatchRunner, gone: set[str | None]) -> None:
         """The match of a lobby ended: the lobby opens again (``gone``: who left it)."""
         if runner.lobby:

@@ -23,7 +23,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 from domino.i18n import t
@@ -275,6 +275,14 @@ class MatchDesk:
         return True
 
     def _on_node_message(self, sender: str, payload: dict[str, Any]) -> None:
+        kind = payload.get("kind")
+        if kind == "renamed":
+            return  # a profile's new name for a node's sockets (Connections)
+        if kind == "rename_seat":
+            self._spawn(
+                self._rename_seat(payload.get("match"), payload.get("profile"), payload.get("name"))
+            )
+            return
         # Each runner's lock is fair, and nothing is awaited before it is taken, so the
         # commands of one sender reach a match in the order they were sent.
         task = asyncio.get_running_loop().create_task(self._remote(payload))
@@ -405,6 +413,52 @@ class MatchDesk:
             task = asyncio.get_running_loop().create_task(runner.sync_connected(seat))
             self._remote_tasks.add(task)
             task.add_done_callback(self._remote_tasks.discard)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._remote_tasks.add(task)
+        task.add_done_callback(self._remote_tasks.discard)
+
+    async def renamed(self, profile: str, name: str) -> None:
+        """``profile`` took a new name: the seat it plays in a running match shows it to
+        every audience, on whichever node drives the match."""
+        runner = self.runners.get(self.seated.get(profile, ""))
+        if runner is None or runner.moved:
+            if not self.reaches_nodes:
+                return
+            where = await self.seat_anywhere(profile)
+            if where is None:
+                return
+            owner = await self._owner(where.match)
+            if owner is not None:
+                router: Any = self.router
+                router.send_to_node(
+                    owner,
+                    {"kind": "rename_seat", "match": where.match, "profile": profile, "name": name},
+                )
+                return
+            runner = self.runners.get(where.match)  # this node took it over just now
+        if runner is not None:
+            await self._rename_seat(runner.id, profile, name)
+
+    async def _rename_seat(self, mid: object, profile: object, name: object) -> None:
+        """Store and show a seat's new name in a match this node drives (checked here:
+        it may come from another node)."""
+        runner = self.runners.get(mid) if isinstance(mid, str) else None
+        if runner is None or runner.moved or not isinstance(name, str):
+            return
+        seat = runner.seat_of(profile) if isinstance(profile, str) else None
+        if seat is None or runner.table.seats[seat].spec.name == name:
+            return
+        # Stored first, as everything is before anyone hears of it.
+        seats = [s.spec.to_dict() for s in runner.table.seats]
+        seats[seat]["name"] = name
+        try:
+            await self.db.store_seats(runner.id, seats)
+        except Exception:  # the name stays as it was here; its next match shows it
+            log.warning("match %s: the new name not stored", runner.id, exc_info=True)
+            return
+        await runner.rename(seat, name)
 
     def _seats_key(self) -> str:
         return f"{self.settings.redis_prefix}seats"
@@ -936,8 +990,14 @@ class MatchDesk:
 
     # -- the end ---------------------------------------------------------------------------
     async def finish_match(self, runner: MatchRunner) -> None:
-        """Both halves of a match's end (used when a restored log already ends)."""
+        """A restored log that already ends: its owner died (or the process stopped)
+        after the end was stored in the log, perhaps after its result too, but before
+        everyone was told. Store what is missing (nothing twice), tell every audience
+        the end as the owner would have (the final ``state``, then each player's
+        profile), and do the rest of the bookkeeping. A socket that heard the end
+        already hears it again, at the same version (the client takes it as it is)."""
         await self.store_finish(runner)
+        runner.announce_end()
         await self.after_finish(runner)
         runner.gone = True
 
@@ -973,23 +1033,31 @@ class MatchDesk:
             "xp": xp,
             "names": runner.names(),
         }
-        await self.db.finish_match(runner.id, now, result, record_of(table), players)
+        # (False: stored before, by an owner that died before it announced the end.)
+        await self.db.end_match(runner.id, now, result, record_of(table), players)
         runner.finished_players = [pl["profile_id"] for pl in players]
         for pl in players:
             if self.seated.get(pl["profile_id"]) == runner.id:
                 del self.seated[pl["profile_id"]]
 
     async def after_finish(self, runner: MatchRunner) -> None:
-        """Tell the players their new profile and open the lobby again."""
+        """Tell the players their new profile, open the lobby again, and mark the match
+        finished: its end has been announced (until then a node that takes it over
+        announces it)."""
         table = runner.table
         rows = await self.db.profiles(runner.finished_players)
         for pid, row in rows.items():
-            for c in list(self.router.sockets_of(pid)):
-                c.send(p.ProfileMsg(profile=profile_out(row)))
+            # Each player's own channel: only that person's sockets, on every node.
+            self.router.to_player(pid, p.ProfileMsg(profile=profile_out(row)))
         await self._lobby_free(
             runner,
             {runner.players[i] for i in range(len(table.seats)) if table.seats[i].left} - {None},
         )
+        try:
+            await self.db.close_match(runner.id)
+        except Exception:
+            # Left running: whoever resumes or takes it over next announces the end again.
+            log.warning("match %s: not marked finished", runner.id, exc_info=True)
         # Only now is the match gone (Service.settle counts it busy until here).
         self.runners.pop(runner.id, None)
         log.info(

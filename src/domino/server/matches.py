@@ -239,6 +239,26 @@ class MatchRunner:
             for audience, msg in self.table.snapshots(self.env.clock.now()):
                 self._route(audience, self._decorate(msg))
 
+    async def rename(self, seat: int, name: str) -> bool:
+        """The seat's player took a new name: every audience sees it (a snapshot each,
+        at the same version); ``False`` when nothing changed."""
+        async with self.lock:
+            if self.table.finished or self.moved or seat in self.left:
+                return False
+            if not self.table.rename(seat, name):
+                return False
+            for audience, msg in self.table.snapshots(self.env.clock.now()):
+                self._route(audience, self._decorate(msg))
+        return True
+
+    def announce_end(self) -> None:
+        """Send every audience the final table (``phase: "match_over"``, the standings):
+        the end of a match whose owner stored it but died before it told anyone."""
+        if not self.table.finished:
+            return
+        for audience, msg in self.table.snapshots(self.env.clock.now()):
+            self._route(audience, self._decorate(msg))
+
     def snapshot_for(self, conn: Conn) -> None:
         """Send ``conn`` its full view now: its seat's, or the spectators'."""
         seat = self.seat_of(conn.profile)

@@ -31,6 +31,7 @@ the log's version, so it is reproducible from the log but reveals nothing.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import hmac
 import random
@@ -190,6 +191,16 @@ class Table:
         except RulesError as exc:
             out.error = self._error(exc.code, exc.params)
         return self._finish(out, now)
+
+    def rename(self, seat: int, name: str) -> bool:
+        """A seated human's player took a new name: the seat shows it from now on (the
+        next snapshots, the record). Not logged: names are no part of the play; the
+        server stores the seats with it. ``False`` when nothing changed."""
+        st = self.seats[seat]
+        if st.spec.kind != "human" or st.spec.name == name:
+            return False
+        st.spec = dataclasses.replace(st.spec, name=name)
+        return True
 
     def set_connected(self, seat: int, connected: bool, now: float) -> Outcome:
         """Note that ``seat``'s client came or went; the seat and its clock stay as they are.

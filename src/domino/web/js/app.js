@@ -198,8 +198,12 @@ function onMessage(msg) {
       app.table?.earlierRounds(msg);
       break;
     case "profile":
+      // The end of a match (XP, level) or a new name, given in this window or another.
       app.profile = msg.profile;
       app.table?.setProfile(msg.profile);
+      app.root.querySelector("header.app-head")?.replaceWith(header());
+      const hello = app.root.querySelector(".screen.home .welcome h1");
+      if (hello) hello.textContent = t("home.hello", { name: msg.profile.name });
       break;
     case "error":
       if (app.table) app.table.pending = false;
