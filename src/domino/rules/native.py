@@ -83,6 +83,8 @@ def message(key: str, **params: object) -> str:
             parts = [rest[0].removeprefix("msgstr "), *takewhile(_quoted, rest[1:])]
             text = "".join(_unquote(p) for p in parts)
     text = text or _ENGLISH.get(key, key)
+    if not params:
+        return text
     try:
         return text.format(**params)
     except (KeyError, IndexError, ValueError):
