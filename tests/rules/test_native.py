@@ -1,6 +1,6 @@
 """The rules modules compiled with mypyc play exactly as their pure-Python sources.
 
-``make`` compiles ``domino.rules.native.COMPILED`` (``tools/build_native.py``);
+``make`` and every build of the package compile ``domino.rules.native.COMPILED`` (setup.py);
 this process then runs the whole suite on the compiled modules. Here the same
 seeded work runs in two fresh processes, one on the compiled modules and one
 with ``DOMINO_PURE_PYTHON=1`` on the sources, and must come out identical; and

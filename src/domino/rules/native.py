@@ -172,5 +172,5 @@ def library() -> str | None:
     return str(getattr(module, "__file__", "") or "") or None
 
 
-if __package__ == "domino.rules":  # not when tools/build_native.py loads this file by path
+if __package__ == "domino.rules":  # not when setup.py or tools/build_native.py load it by path
     guard()
