@@ -111,7 +111,7 @@ def extensions() -> list[Extension]:
                 target_dir=str(C_DIR),
             )
         )
-    except BaseException as exc:  # SystemExit too: mypy exits on errors in the code
+    except (Exception, SystemExit) as exc:  # mypy exits on errors in the code
         report(f"mypyc: {reason(exc)}")
         return []
 
