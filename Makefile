@@ -17,11 +17,13 @@ $(DEPS): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(DEPS)
 
-# The rules kernel compiled with mypyc (mypy's, a dev dependency) into extension modules
-# beside their sources (gitignored); again whenever a source of domino.rules changes. If
-# that fails (no compiler, no headers), one warning line and the rules run as pure Python.
-# The .py files stay the source of truth: domino.rules.native ignores stale builds.
-$(STAMP): $(DEPS) tools/build_native.py $(wildcard src/domino/rules/*.py)
+# The rules kernel compiled with mypyc: setup.py, the one build definition of every wheel,
+# already compiles it beside the sources in `pip install -e` above (mypy is a build
+# requirement). tools/build_native.py builds it again through setup.py when a source of
+# domino.rules changed since (the build is stale); if compiling fails (no compiler, no
+# headers), one warning line and the rules run as pure Python. The .py files stay the
+# source of truth: domino.rules.native ignores stale builds.
+$(STAMP): $(DEPS) setup.py tools/build_native.py $(wildcard src/domino/rules/*.py)
 	$(BIN)/python tools/build_native.py
 	touch $(STAMP)
 
@@ -94,7 +96,7 @@ bench: $(STAMP)
 	$(BIN)/domino bench engine
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build/native
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache build dist
 	rm -f src/domino/rules/*.so src/domino/rules/native.stamp
 
 # Reliability (docs/reliability.md): SIGKILL the server five times under load, nothing lost;

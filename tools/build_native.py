@@ -1,20 +1,20 @@
-"""Compile the rules kernel with mypyc, or fall back to pure Python with one line.
+"""``make``'s in-place build of the rules kernel, through the one build definition (setup.py).
 
 Run by ``make .venv/.installed`` (so by ``make run`` and ``make test``) with the venv's
-Python: ``.venv/bin/python tools/build_native.py``. It compiles the modules that
-``domino.rules.native.COMPILED`` names into extension modules beside their sources
-(``src/domino/rules/*.so``, gitignored), checks that they load and play a round, and
-writes ``domino.rules.native.STAMP``. Any failure (no compiler, no headers, mypyc
-refusing the code, a smoke test failing) removes what was built and prints one line:
-the engine then runs as pure Python, which is always correct, only slower. The build's
-own output goes to ``build/native/build.log``. ``--clean`` only removes the build.
+Python: ``.venv/bin/python tools/build_native.py``. ``pip install -e '.[dev]'`` (make's
+step before) already compiles the modules that ``domino.rules.native.COMPILED`` names
+beside their sources and stamps them; this script builds again only when that build is
+missing or stale (a rules source changed since): ``setup.py build_ext --inplace``, the
+same compile, smoke round and stamp as every wheel. Its output goes to
+``build/native/build.log``; when the build falls back to pure Python, the one line it
+printed is printed here too (pip keeps a build's output to itself). ``--clean`` only
+removes the build.
 
 Exit status 0 either way (a missing compiler must not stop ``make run``).
 """
 
 from __future__ import annotations
 
-import importlib.machinery
 import importlib.util
 import os
 import subprocess
@@ -26,119 +26,71 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "src" / "domino" / "rules"
 BUILD = ROOT / "build" / "native"
 LOG = BUILD / "build.log"
+REPORT = BUILD / "fallback.txt"
 
 
-def _native() -> ModuleType:
-    # domino.rules.native by its path: importing domino.rules would load the modules.
-    spec = importlib.util.spec_from_file_location("_domino_native", RULES / "native.py")
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def _artifacts(native: ModuleType) -> list[Path]:
-    group = str(native.GROUP).rpartition(".")[2] + "__mypyc"
-    names = [*native.COMPILED, group]
-    return [
-        RULES / f"{name}{suffix}"
-        for name in names
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES
-        if (RULES / f"{name}{suffix}").exists()
-    ]
+def _native() -> ModuleType:
+    # domino.rules.native by its path: importing domino.rules would load the modules.
+    return _load("_domino_native", RULES / "native.py")
 
 
-def clean(native: ModuleType) -> None:
-    for path in _artifacts(native):
-        path.unlink()
-    Path(native.STAMP).unlink(missing_ok=True)
+def clean() -> None:
+    for path in RULES.iterdir():
+        if path.name == "native.stamp" or (
+            path.suffix in (".so", ".pyd") and path.name.split(".")[0] in _names()
+        ):
+            path.unlink()
 
 
-def _compile(native: ModuleType) -> None:
-    """The child process: mypyc + setuptools ``build_ext --inplace`` (output to the log)."""
-    from mypyc.build import mypycify
-    from setuptools import setup
-
-    # Outside the project: setuptools would read its pyproject.toml, mypy its settings
-    # (``mypy`` itself checks the sources, strictly, in ``make types``).
-    os.chdir(BUILD)
-    paths = [str(RULES / f"{m}.py") for m in native.COMPILED]
-    setup(
-        name="domino-rules-native",
-        package_dir={"": str(ROOT / "src")},
-        ext_modules=mypycify(paths, group_name=native.GROUP, target_dir=str(BUILD / "c")),
-        script_args=["build_ext", "--inplace", "--build-temp", str(BUILD / "temp")],
-    )
-
-
-# A round through the compiled modules, and the proof that they are the ones loaded.
-_SMOKE = """
-import random
-from domino.rules import RoundState, Rules, native, shuffled_deal
-from domino.rules.playout import pick, random_round
-assert native.compiled(), "the compiled modules were not loaded"
-rules = Rules(seats=4, pairs=True)
-rng = random.Random(1)
-r = RoundState.start(rules, shuffled_deal(rules, rng=rng))
-while r.result is None:
-    r.apply(pick(r.legal_moves(), rng))
-random_round(rules, rng)
-"""
+def _names() -> set[str]:
+    native = _native()
+    return {*native.COMPILED, str(native.GROUP).rpartition(".")[2] + "__mypyc"}
 
 
 def build() -> str | None:
-    """Build; ``None`` on success, else why not (one line)."""
+    """Build in place unless the build there is current; ``None``, or the fallback line."""
     native = _native()
-    clean(native)
+    if native.built() and native.current():
+        return None
     BUILD.mkdir(parents=True, exist_ok=True)
-    stamp = native.stamp_text()  # the sources as compiled (a later edit makes it stale)
+    REPORT.unlink(missing_ok=True)
+    env = {**os.environ, "DOMINO_BUILD_REPORT": str(REPORT)}
     with LOG.open("w") as log:
         done = subprocess.run(
-            [sys.executable, __file__, "--compile"],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            check=False,
-            cwd=BUILD,
-        )
-    if done.returncode != 0:
-        return f"mypyc failed (exit {done.returncode})"
-    if len(_artifacts(native)) != len(native.COMPILED) + 1:
-        return "mypyc did not produce every module"
-    Path(native.STAMP).write_text(stamp)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    env.pop(native.ENV, None)
-    with LOG.open("a") as log:
-        smoke = subprocess.run(
-            [sys.executable, "-c", _SMOKE],
+            [sys.executable, str(ROOT / "setup.py"), "build_ext", "--inplace"],
             stdout=log,
             stderr=subprocess.STDOUT,
             check=False,
             cwd=ROOT,
             env=env,
         )
-    if smoke.returncode != 0:
-        return "the compiled modules failed their smoke test"
+    if REPORT.exists():
+        return REPORT.read_text(encoding="utf-8").strip()
+    if done.returncode != 0 or not (native.built() and native.current()):
+        clean()
+        return str(native.message("native_fallback", why=f"setup.py exit {done.returncode}"))
     return None
 
 
 def main() -> int:
-    if sys.argv[1:] == ["--compile"]:
-        _compile(_native())
-        return 0
     if sys.argv[1:] == ["--clean"]:
-        clean(_native())
+        clean()
         return 0
     try:
-        why = build()
+        line = build()
     except Exception as exc:  # anything at all: fall back, never fail the install
-        why = f"{type(exc).__name__}: {exc}"
-    if why is not None:
-        clean(_native())
-        print(
-            f"warning: the rules kernel is not compiled ({why}; see {LOG.relative_to(ROOT)}); "
-            "running pure Python",
-            file=sys.stderr,
-        )
+        clean()
+        line = _native().message("native_fallback", why=f"{type(exc).__name__}: {exc}")
+    if line is not None:
+        print(f"{line} [{LOG.relative_to(ROOT)}]", file=sys.stderr)
     return 0
 
 

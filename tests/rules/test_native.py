@@ -1,6 +1,6 @@
 """The rules modules compiled with mypyc play exactly as their pure-Python sources.
 
-``make`` compiles ``domino.rules.native.COMPILED`` (``tools/build_native.py``);
+``make`` and every build of the package compile ``domino.rules.native.COMPILED`` (setup.py);
 this process then runs the whole suite on the compiled modules. Here the same
 seeded work runs in two fresh processes, one on the compiled modules and one
 with ``DOMINO_PURE_PYTHON=1`` on the sources, and must come out identical; and
@@ -152,3 +152,29 @@ def test_the_pure_modules_are_the_sources() -> None:
 
 def test_a_compiled_build_is_loaded_only_when_it_matches_the_sources() -> None:
     assert native.compiled() <= native.current()
+
+
+def test_the_operator_lines_read_the_catalogue_as_i18n_does() -> None:
+    # native.message reads the German message file without babel (this module must stay
+    # light: it runs first on every import of domino.rules, and setup.py loads it in a
+    # build environment); it must give i18n's text for every key.
+    from domino.i18n import CATALOGUES, t
+
+    keys = [k for k, text in CATALOGUES["de"].items() if isinstance(text, str)]
+    assert "native_stale" in keys and "native_fallback" in keys
+    for key in keys:
+        assert native.message(key) == t(key), key
+    assert native.message("native_fallback", why="X") == t("native_fallback", why="X")
+    assert "nicht kompiliert (X)" in native.message("native_fallback", why="X")
+    assert native.message("no_such_key") == "no_such_key"
+
+
+def test_importing_the_rules_loads_no_catalogue() -> None:
+    play = (
+        "import sys, domino.rules.kernel; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'babel' or m == 'domino.i18n'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", play], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout == "[]\n", done.stdout

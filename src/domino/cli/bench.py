@@ -11,9 +11,10 @@ process, interleaved repeat by repeat, for
 - ``dominoes``: PyPI ``dominoes`` (``Game.new()`` + ``make_move``), if installed;
 - ``openspiel``: OpenSpiel's ``python_team_dominoes``, if installed.
 
-The rules modules run compiled with mypyc when ``make`` could build them
-(``tools/build_native.py``, :mod:`domino.rules.native`), else as pure Python;
-the output says which.
+The rules modules run compiled with mypyc when the build could compile them
+(setup.py: ``make``, ``pip install``, the wheel; :mod:`domino.rules.native`),
+else as pure Python; the output's second line says which, naming the compiled
+modules loaded and where from.
 
 Every workload picks among legal options with the same primitive
 (:func:`domino.rules.playout.pick`, one ``rng.random()`` per real choice), so
@@ -47,6 +48,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from domino.cli.bench_server import register as register_server
 
     register_server(what)
+
+
+def rules_line() -> str:
+    """Which rules modules run compiled: the bench's proof of the build it measures."""
+    from domino.rules import playout  # noqa: F401  (loaded, like the others, when benched)
+
+    found = native.loaded_compiled()
+    if not found:
+        return "rules modules: pure Python, not compiled"
+    missing = [m for m in native.COMPILED if m not in found]
+    line = f"rules modules: compiled with mypyc, loaded: {', '.join(found)} ({native.library()})"
+    return line + (f"; pure Python: {', '.join(missing)}" if missing else "")
 
 
 def api_rounds(rules: Rules) -> Workload:
@@ -133,18 +146,18 @@ def run_engine(args: argparse.Namespace) -> int:
         "domino api": api_rounds(anchor),
         "domino kernel": kernel_rounds(anchor),
     }
-    for name, factory in (("dominoes", dominoes_rounds), ("openspiel", openspiel_rounds)):
+    anchors = (
+        ("dominoes", "dominoes", dominoes_rounds),
+        ("openspiel", "open_spiel", openspiel_rounds),
+    )
+    for name, package, factory in anchors:
         w = factory()
         if w is None:
-            print(f"({name} not installed: pip install -e '.[bench]' to compare)")
+            print(f"({name} not installed: pip install {package}, or the bench extra, to compare)")
         else:
             works[name] = w
     print("Anchor workload: 4 seats, partnership, 28 tiles dealt, no draw, random legal plays")
-    print(
-        "(rules modules: "
-        + ("compiled with mypyc" if native.compiled() else "pure Python, not compiled")
-        + ")"
-    )
+    print(f"({rules_line()})")
     res = measure(works, args.seconds, args.repeats, args.seed)
     for name, rate in res.items():
         print(f"  {name:<14} {rate:>10,.0f} rounds/s")
