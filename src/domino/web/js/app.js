@@ -124,10 +124,11 @@ export function send(msg) {
 
 // ---- the live connection ----------------------------------------------------------------------
 
-function onStatus(status) {
+function onStatus(status, detail) {
   app.status = status;
-  // The red bar while reconnecting, "Verbunden" once back (net.js ConnectionBar).
-  document.body.classList.toggle("offline", connBar.show(status));
+  // The red bar while reconnecting (with the server's reason when it refused us, e.g. its
+  // database is away), "Verbunden" once back (net.js ConnectionBar).
+  document.body.classList.toggle("offline", connBar.show(status, detail));
 }
 
 function onMessage(msg) {
