@@ -192,14 +192,19 @@ def test_rest_answers_503_in_german_while_the_database_is_away(
         h.close()
 
 
-def test_hello_while_the_database_is_away_gets_the_error_and_close_1013(
+def test_socket_while_the_database_is_away_hello_gets_the_error_and_close_1013(
     tmp_path: Path, relayed: tuple[Relay, str, str]
 ) -> None:
     relay, url, prefix = relayed
     h = Harness(tmp_path, db_url=url, table_prefix=prefix, migrate=True)
     try:
         token = h.guest("Anna")
+        ben = h.person("Ben")
         relay.cut()
+        # A signed-in socket's message that needs the database: the same error, not
+        # internal_error, and the socket stays open.
+        ben.expect_error({"type": "list_lobbies"}, "database_unavailable")
+        assert ben.request({"type": "ping"}, "pong")
         ws = h.tc.websocket_connect("/ws")
         ws.__enter__()
         anna = Client(h, ws, token, "Anna")

@@ -239,7 +239,8 @@ def test_a_quick_game_asks_before_it_leaves_a_held_lobby(
     assert ask.get_attribute("role") == "dialog"
     text = ask.locator("p").inner_text()
     assert text == (
-        f"Du bist noch in der Lobby „{code}“. Wenn du ein schnelles Spiel startest, verlässt du sie."
+        f"Du bist noch in der Lobby „{code}“. "
+        "Wenn du ein schnelles Spiel startest, verlässt du sie."
     )
     for button in ("Abbrechen", "Lobby verlassen und spielen"):
         box = ask.get_by_role("button", name=button, exact=True).bounding_box()
