@@ -235,14 +235,15 @@ export class ConnectionBar {
     this.timer = null;
   }
 
-  /** `detail`: why the server cannot serve now (its German message), shown before the status. */
+  /** `detail`: why the server cannot serve now (its German message), shown instead of the
+   * usual text while the socket keeps trying (short enough for a phone's bar). */
   show(status, detail = null) {
     const el = this.el;
     clearTimeout(this.timer);
     if (status === "reconnecting") {
       this.lost = true;
       el.classList.remove("ok");
-      el.textContent = detail ? `${detail} ${t("ui.reconnecting")}` : t("ui.reconnecting");
+      el.textContent = detail || t("ui.reconnecting");
       el.hidden = false;
     } else if (status === "online" && this.lost) {
       this.lost = false;
@@ -254,7 +255,7 @@ export class ConnectionBar {
         el.classList.remove("ok");
       }, CONNECTED_SHOWN_MS);
     } else if (status === "connecting" && this.lost && detail) {
-      el.textContent = `${detail} ${t("ui.reconnecting")}`;
+      el.textContent = detail;
     } else if (status !== "connecting" || !this.lost) {
       // "connecting" during a visible reconnect keeps the red bar; anything else hides it.
       el.hidden = true;
