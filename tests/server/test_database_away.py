@@ -275,3 +275,28 @@ def test_health_of_a_cluster_node_names_redis_when_it_cannot_reach_it(
         assert r.json()["error"]["code"] == "cluster_unavailable"
     finally:
         h.close()
+
+
+def test_a_welcome_that_meets_the_database_away_says_so_and_closes_1013(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The token was read, then the database went before the welcome (its lobby and seat
+    # are read next): the same error and close as a refused hello.
+    token = h.guest("Anna")
+
+    async def away(_profile: str) -> None:
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    monkeypatch.setattr(h.service.match_desk, "seat_anywhere", away)
+    ws = h.tc.websocket_connect("/ws")
+    ws.__enter__()
+    anna = Client(h, ws, token, "Anna")
+    h.clients.append(anna)
+    anna.send({"type": "hello", "token": token, "protocol": 1})
+    err = anna.recv()
+    assert err["type"] == "error" and err["code"] == "database_unavailable"
+    with pytest.raises(Closed) as closed:
+        anna.recv()
+    assert closed.value.code == 1013
+    monkeypatch.undo()
+    assert h.connect(token, "Anna").profile["name"] == "Anna"
