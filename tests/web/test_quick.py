@@ -251,6 +251,12 @@ def test_a_quick_game_asks_before_it_leaves_a_held_lobby(
     ask.get_by_role("button", name="Abbrechen", exact=True).tap()
     assert ask.count() == 0
     assert page.evaluate("location.hash") == "#/"
+    # ... as does Escape (the focus starts on Abbrechen).
+    page.get_by_test_id("quick-2").tap()
+    ask.wait_for()
+    assert page.evaluate("document.activeElement.textContent") == "Abbrechen"
+    page.keyboard.press("Escape")
+    assert ask.count() == 0
     held = httpx.get(f"{server}/api/lobbies/{code}").json()
     assert held["status"] == "open" and held["seats"][0]["name"] == "Lobbia"
 
