@@ -56,6 +56,7 @@ def test_every_node_is_up_and_answers_through_haproxy(cluster: Cluster) -> None:
             "protocol": 1,
             "node": f"node{k}",
             "accepting": True,
+            "down": [],
         }
     seen = {fresh(cluster.url + "/api/health").json()["node"] for _ in range(SPREAD)}
     assert seen == {"node1", "node2", "node3"}
@@ -104,6 +105,7 @@ def test_a_draining_node_says_503_is_taken_out_and_closes_its_sockets_with_1012(
             "protocol": 1,
             "node": name,
             "accepting": False,
+            "down": [],
         }
         cluster.wait_status(k, "DOWN")
         assert cluster.node(k).alive()  # taken out by its health check, not by its exit
