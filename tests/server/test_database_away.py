@@ -12,12 +12,8 @@ requests are served, with no restart.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import secrets
-import socket
-import struct
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +21,7 @@ from typing import Any
 import pytest
 
 from domino.i18n import t
+from domino.loadtest.relay import Relay
 from domino.server.db import Database
 from domino.server.outage import PROBE_TTL
 
@@ -32,69 +29,6 @@ from .harness import Client, Closed, Harness, latest_state, lobby_with_bots, sta
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
 AWAY_REDIS = "redis://127.0.0.1:1/0"
-
-
-class Relay:
-    """A TCP relay to PostgreSQL that can be cut and restored."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.target = (host, port)
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.open = True
-        self.conns: list[socket.socket] = []
-        self.lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            if not self.open:
-                client.close()
-                continue
-            try:
-                upstream = socket.create_connection(self.target)
-            except OSError:
-                client.close()
-                continue
-            with self.lock:
-                self.conns += [client, upstream]
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(src: socket.socket, dst: socket.socket) -> None:
-        try:
-            while data := src.recv(65536):
-                dst.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for s in (src, dst):
-                with contextlib.suppress(OSError):
-                    s.shutdown(socket.SHUT_RDWR)
-
-    def cut(self) -> None:
-        self.open = False
-        with self.lock:
-            conns, self.conns = self.conns, []
-        for s in conns:
-            try:
-                # SO_LINGER 0: the peer gets a reset, as when the database host goes away.
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                s.close()
-            except OSError:
-                pass
-
-    def restore(self) -> None:
-        self.open = True
-
-    def close(self) -> None:
-        self.cut()
-        self.listener.close()
 
 
 @pytest.fixture
