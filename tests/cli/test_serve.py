@@ -70,7 +70,13 @@ def test_sigterm_drains_for_the_grace_and_a_second_sigterm_stops_at_once(
             return r if r is not None and r.status_code == 503 else None
 
         r = until(draining, proc)
-        assert r.json() == {"ok": True, "protocol": 1, "node": "solo", "accepting": False}
+        assert r.json() == {
+            "ok": True,
+            "protocol": 1,
+            "node": "solo",
+            "accepting": False,
+            "down": [],
+        }
         proc.send_signal(signal.SIGTERM)
         proc.wait(LIMIT)  # long before the 120 s grace
         out = proc.stdout.read().decode() if proc.stdout else ""

@@ -56,6 +56,7 @@ def test_every_node_is_up_and_answers_through_haproxy(cluster: Cluster) -> None:
             "protocol": 1,
             "node": f"node{k}",
             "accepting": True,
+            "down": [],
         }
     seen = {fresh(cluster.url + "/api/health").json()["node"] for _ in range(SPREAD)}
     assert seen == {"node1", "node2", "node3"}
@@ -104,6 +105,7 @@ def test_a_draining_node_says_503_is_taken_out_and_closes_its_sockets_with_1012(
             "protocol": 1,
             "node": name,
             "accepting": False,
+            "down": [],
         }
         cluster.wait_status(k, "DOWN")
         assert cluster.node(k).alive()  # taken out by its health check, not by its exit
@@ -146,3 +148,42 @@ def test_a_paused_node_is_taken_out_and_comes_back_when_resumed(cluster: Cluster
     finally:
         cluster.cont(3)
     cluster.wait_status(3, "UP")
+
+
+def test_a_node_that_cannot_reach_the_database_leaves_the_rotation_until_it_can(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from sqlalchemy.engine import make_url
+
+    from domino.loadtest.relay import Relay
+
+    from .conftest import PG_URL, new_cluster
+
+    if not PG_URL:
+        pytest.skip("needs PostgreSQL: set DOMINO_TEST_POSTGRES (.ci/run does)")
+    url = make_url(PG_URL)
+    relay = Relay(url.host or "127.0.0.1", url.port or 5432)
+    via = url.set(host="127.0.0.1", port=relay.port).render_as_string(hide_password=False)
+    # node2 reaches PostgreSQL through the relay, node1 directly.
+    try:
+        with new_cluster(
+            tmp_path_factory, n=2, node_extra=lambda k: ["--db", via] if k == 2 else []
+        ) as c:
+            c.wait_status(2, "UP")
+            relay.cut()
+            c.wait(lambda: c.health(2).status_code == 503, "node2 answering 503")
+            body = c.health(2).json()
+            assert body["down"] == ["database"] and body["ok"] is False
+            assert body["error"]["code"] == "database_unavailable"
+            c.wait_status(2, "DOWN")
+            assert c.status()["node1"] == "UP"
+            # Everything new goes to node1, which serves.
+            seen = {fresh(c.url + "/api/health").json()["node"] for _ in range(SPREAD // 3)}
+            assert seen == {"node1"}
+            assert guest(c, "Ida")["profile"]["name"] == "Ida"
+
+            relay.restore()
+            c.wait_status(2, "UP")
+            assert c.health(2).json()["down"] == []
+    finally:
+        relay.close()

@@ -23,6 +23,7 @@ def test_health_names_the_node_and_says_it_takes_matches(h: Harness) -> None:
         "protocol": 1,
         "node": h.service.node,
         "accepting": True,
+        "down": [],
     }
 
 

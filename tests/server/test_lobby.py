@@ -204,3 +204,40 @@ def test_quick_game_makes_lobby_bots_and_match_in_one_step(h: Harness) -> None:
     ben.expect_error({"type": "quick_game", "seats": 5}, "bad_seats")
     ben.expect_error({"type": "quick_game", "seats": 2, "level": "gott"}, "bad_level")
     assert h.tc.get("/api/lobbies").json()["open"] == []
+
+
+def test_a_quick_game_leaves_a_held_lobby_only_when_asked_and_says_so(h: Harness) -> None:
+    anna, ben = h.person("Anna"), h.person("Ben")
+    code = anna.request({"type": "create_lobby", "seats": 3}, "lobby")["lobby"]["code"]
+    ben.request({"type": "join_lobby", "code": code}, "lobby")
+    anna.drain()
+    # Not asked to leave: refused, the lobby stays as it was.
+    anna.expect_error({"type": "quick_game", "seats": 2}, "already_in_lobby")
+    # Asked to leave, but the quick game could not start: refused, nothing left either.
+    anna.expect_error({"type": "quick_game", "seats": 5, "leave": True}, "bad_seats")
+    anna.expect_error({"type": "quick_game", "level": "gott", "leave": True}, "bad_level")
+    held = h.tc.get(f"/api/lobbies/{code}").json()
+    assert [s["name"] for s in held["seats"]] == ["Anna", "Ben", None]
+    assert held["host"] == anna.profile["id"]
+    ben.drain()
+
+    # Asked to leave: first the lobby is left (and she is told which), then the new game.
+    anna.send({"type": "quick_game", "seats": 2, "level": "anfaenger", "leave": True})
+    left = anna.recv_until(lambda m: m["type"] in ("lobby_left", "lobby", "error"))
+    assert left == {"type": "lobby_left", "code": code, "reason": "left"}
+    new = anna.recv_type("lobby")["lobby"]
+    assert new["code"] != code and new["status"] == "playing"
+    assert anna.recv_type("match_started")["lobby"] == new["code"]
+    # Ben keeps the lobby, now his.
+    mine = ben.recv_type("lobby")
+    assert [s["name"] for s in mine["lobby"]["seats"]] == [None, "Ben", None]
+    assert mine["you"]["host"] is True
+
+    # Seated in a running match: refused before anything is left.
+    ben.request({"type": "add_bot", "seat": 0, "level": "anfaenger"}, "lobby")
+    ben.request({"type": "add_bot", "seat": 2, "level": "anfaenger"}, "lobby")
+    ben.request({"type": "start"}, "match_started")
+    ben.expect_error({"type": "quick_game", "leave": True}, "in_match")
+    playing = h.tc.get(f"/api/lobbies/{code}").json()
+    assert playing["status"] == "playing" and playing["host"] == ben.profile["id"]
+    assert not [m for m in ben.drain() if m["type"] == "lobby_left"]

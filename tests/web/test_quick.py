@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx
 from webplay import MY_TURN, TABLE, assert_no_js_errors, new_page, playable, version, wait_after
 
 PHONE = {
@@ -215,4 +216,67 @@ def test_a_proposed_name_can_be_changed_later_in_the_profile(server: str, browse
     page.get_by_test_id("rename").tap()
     page.locator(".me-chip", has_text="Lena").wait_for()
     page.locator("h1", has_text="Lena").wait_for()
+    assert_no_js_errors(page)
+
+
+def test_a_quick_game_asks_before_it_leaves_a_held_lobby(
+    server: str, browser: Any, shots: Path
+) -> None:
+    page = new_page(browser, **PHONE)
+    page.goto(server + "/")
+    page.locator("#guest-name").fill("Lobbia")
+    page.get_by_role("button", name="Als Gast spielen").tap()
+    page.get_by_test_id("create-lobby").tap()
+    page.locator(".lobby-seats").wait_for()
+    code = page.evaluate("location.hash").rsplit("/", 1)[1]
+    # Back on the start page, the lobby is still hers.
+    page.locator("a.brand").tap()
+    page.get_by_test_id("quick-2").wait_for()
+    tap = Taps()
+    tap(page.get_by_test_id("quick-2"))
+    ask = page.get_by_test_id("quick-confirm")
+    ask.wait_for()
+    assert ask.get_attribute("role") == "dialog"
+    text = ask.locator("p").inner_text()
+    assert text == (
+        f"Du bist noch in der Lobby „{code}“. "
+        "Wenn du ein schnelles Spiel startest, verlässt du sie."
+    )
+    for button in ("Abbrechen", "Lobby verlassen und spielen"):
+        box = ask.get_by_role("button", name=button, exact=True).bounding_box()
+        assert box and box["y"] + box["height"] <= 740 and box["x"] + box["width"] <= 360, box
+    page.screenshot(path=str(shots / "phone-quick-leave-lobby.png"))
+
+    # Abbrechen: nothing happens, the lobby stays hers.
+    ask.get_by_role("button", name="Abbrechen", exact=True).tap()
+    assert ask.count() == 0
+    assert page.evaluate("location.hash") == "#/"
+    # ... as does Escape (the focus starts on Abbrechen).
+    page.get_by_test_id("quick-2").tap()
+    ask.wait_for()
+    assert page.evaluate("document.activeElement.textContent") == "Abbrechen"
+    page.keyboard.press("Escape")
+    assert ask.count() == 0
+    held = httpx.get(f"{server}/api/lobbies/{code}").json()
+    assert held["status"] == "open" and held["seats"][0]["name"] == "Lobbia"
+
+    # Asked again and agreed: she leaves it and plays, in two taps.
+    tap = Taps()
+    tap(page.get_by_test_id("quick-2"))
+    tap(ask.get_by_role("button", name="Lobby verlassen und spielen"))
+    page.locator(TABLE).wait_for()
+    assert tap.n == 2
+    gone = httpx.get(f"{server}/api/lobbies/{code}")  # she was its only member: it closed
+    assert gone.status_code == 404 and gone.json()["error"]["code"] == "lobby_not_found"
+    assert_no_js_errors(page)
+
+
+def test_a_quick_game_without_a_held_lobby_asks_nothing(server: str, browser: Any) -> None:
+    page = new_page(browser, **DESKTOP)
+    page.goto(server + "/")
+    page.locator("#guest-name").fill("Ohnelobby")
+    page.get_by_role("button", name="Als Gast spielen").click()
+    page.get_by_test_id("quick-2").click()
+    page.locator(TABLE).wait_for()
+    assert page.get_by_test_id("quick-confirm").count() == 0
     assert_no_js_errors(page)

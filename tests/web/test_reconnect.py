@@ -4,6 +4,9 @@
   reconnects at once, without the "Verbindung wird wiederhergestellt" bar or a message, and the
   match goes on. The server here closes its sockets exactly as uvicorn's shutdown does (each
   lean socket's ``shutdown()``) but keeps listening: the balancer's other node, in one process.
+- A hello refused with ``database_unavailable`` and the close 1013 (the node cannot reach its
+  database) is shown in the connection bar, in the server's words, while the socket tries again
+  with its growing pause; once a hello is welcomed the bar says "Verbunden".
 - ``match_moved`` (another node took the match over) and ``node_draining`` (this node takes no
   new lobbies) make the client reconnect at once and send the refused message again; only a
   second refusal reaches the player. A WebSocket route in the page plays the refusing node.
@@ -254,4 +257,51 @@ def test_a_second_refusal_is_shown_to_the_player(server: str, browser: Any) -> N
     assert toast.text_content() == t("node_draining")
     assert len(refused) == 2 and refused[0] == refused[1]  # the same message, sent once more
     assert page.locator(".lobby-seats").count() == 0
+    assert_no_js_errors(page)
+
+
+def refusing_hello(code: str, times: int) -> tuple[Any, list[dict[str, Any]]]:
+    """A WebSocket route: the first ``times`` hellos are refused as a node without its database
+    refuses them (the error, then the close 1013); later sockets reach the real server."""
+    refused: list[dict[str, Any]] = []
+
+    def route(ws: Any) -> None:
+        if len(refused) >= times:
+            ws.connect_to_server()  # passes every message both ways
+            return
+
+        def from_page(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if msg.get("type") == "hello":
+                refused.append(msg)
+                ws.send(json.dumps({"type": "error", "code": code, "message": t(code)}))
+                ws.close(code=1013)
+
+        ws.on_message(from_page)
+
+    return route, refused
+
+
+def test_a_hello_refused_while_the_database_is_away_is_shown_and_tried_again(
+    server: str, browser: Any
+) -> None:
+    page = new_page(browser, viewport={"width": 1280, "height": 800})
+    route, refused = refusing_hello("database_unavailable", 2)
+    page.route_web_socket("**/ws", route)
+    page.goto(server + "/")
+    page.evaluate(WATCH_VISIBLE)
+    page.locator("#guest-name").fill("Datia")
+    page.get_by_role("button", name="Als Gast spielen").click()
+    # Signed in over REST; the socket's hello is refused twice, then welcomed.
+    page.wait_for_function(
+        "() => (window.__dominoNet || []).some(l => l.endsWith('welcome'))", timeout=15000
+    )
+    assert len(refused) == 2
+    shown = page.evaluate("window.__shown")
+    assert f"conn: {t('database_unavailable')}" in shown, shown
+    assert not [s for s in shown if s.startswith("toast:")], shown  # the bar, not a toast each time
+    trace = net_trace(page)
+    closes = [line.split(" ", 1)[1] for line in trace if " close " in f" {line}"]
+    assert closes == ["close 1013: reconnect in 300 ms", "close 1013: reconnect in 600 ms"], trace
+    page.locator("#conn", has_text=t("ui.connected")).wait_for()
     assert_no_js_errors(page)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,6 +28,7 @@ from .assets import TYPES, Blob, WebAssets, answer
 from .clock import Clock
 from .lobby import LobbyError, normalize_code
 from .metrics import CONTENT_TYPE, serve_metrics
+from .outage import AWAY_TYPES, DATABASE_UNAVAILABLE, database_away
 from .people import PeopleError, profile_out
 from .queries import QueryError
 from .service import Service
@@ -34,6 +36,11 @@ from .settings import Settings
 from .ws import TokenBucket, websocket_endpoint
 
 WEB_DIR = Path(domino.__file__).parent / "web"
+
+log = logging.getLogger("domino.server")
+
+#: Seconds a client is told to wait before trying again (503 while the database is away).
+RETRY_AFTER = "2"
 
 
 def _error(code: str, status: int, /, **params: Any) -> JSONResponse:
@@ -169,6 +176,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(AnalysisError)
     async def _analysis(_req: Request, exc: AnalysisError) -> JSONResponse:
         return _error(exc.code, exc.status)
+
+    async def _database_away(request: Request, exc: Exception) -> JSONResponse:
+        # Every route that reads or writes meets the database's connection errors here:
+        # 503 with the German error (docs/protocol.md), not a plain-text 500.
+        if not database_away(exc):
+            raise exc
+        log.warning(
+            "%s %s: database away: %r",
+            request.method,
+            request.url.path,
+            exc,
+            extra={"event": "database_away"},
+        )
+        out = _error(DATABASE_UNAVAILABLE, 503)
+        out.headers["retry-after"] = RETRY_AFTER
+        return out
+
+    for away in AWAY_TYPES:
+        app.add_exception_handler(away, _database_away)
 
     async def _me(request: Request) -> str:
         token = _bearer(request)
@@ -312,18 +338,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/health")
     async def health() -> JSONResponse:
-        """Liveness, and whether this node takes new matches (200) or drains (503).
+        """Whether this node serves (200), or drains or cannot reach a dependency (503).
 
         The balancer's health check reads the status: a draining node (SIGTERM) is
-        taken out of the rotation while its sockets stay open (docs/deploy.md).
+        taken out of the rotation while its sockets stay open (docs/deploy.md); so is
+        a node that cannot reach its database (or, in a cluster, Redis), until it can.
         """
-        accepting = not service.draining
-        body = {
-            "ok": True,
+        down = await service.down()
+        accepting = not service.draining and not down
+        body: dict[str, Any] = {
+            "ok": not down,
             "protocol": p.PROTOCOL_VERSION,
             "node": service.node,
             "accepting": accepting,
+            "down": down,
         }
+        if down:
+            code = DATABASE_UNAVAILABLE if "database" in down else "cluster_unavailable"
+            body["error"] = {"code": code, "message": t(code)}
         return JSONResponse(body, status_code=200 if accepting else 503)
 
     @app.get("/metrics", include_in_schema=False)

@@ -204,6 +204,9 @@ class StoredMatch:
     log: list[dict[str, Any]]
 
 
+#: Seconds a new PostgreSQL connection may take to open.
+CONNECT_TIMEOUT = 10.0
+
 #: Seconds between WAL checkpoints of a SQLite database (see Database._checkpoint_every).
 CHECKPOINT_EVERY = 1.0
 
@@ -236,6 +239,9 @@ class Database:
         kwargs: dict[str, Any] = {}
         if not self.is_sqlite:
             kwargs.update(pool_size=10, max_overflow=10, pool_pre_ping=True)
+            # A database host that does not answer is "away" after this long, not after
+            # asyncpg's default minute (server/outage.py turns it into a 503).
+            kwargs["connect_args"] = {"timeout": CONNECT_TIMEOUT}
         else:
             # A fixed set of connections: each SQLite connection of aiosqlite is a thread
             # of its own, and overflow connections were opened and closed in bursts.

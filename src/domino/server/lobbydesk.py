@@ -230,7 +230,7 @@ class LobbyDesk:
                 await self._create(conn, msg.seats)
                 return
             if isinstance(msg, p.QuickGame):
-                await self._quick(conn, msg.seats, msg.level)
+                await self._quick(conn, msg.seats, msg.level, msg.leave)
                 return
             if isinstance(msg, p.JoinLobby):
                 await self._join(conn, msg)
@@ -310,11 +310,20 @@ class LobbyDesk:
             return
         raise LobbyError("lobby_busy")  # pragma: no cover - 8 used codes in a row
 
-    async def _quick(self, conn: Conn, seats: int, level: str) -> None:
+    async def _quick(self, conn: Conn, seats: int, level: str, leave: bool = False) -> None:
         """*Schnelles Spiel*: lobby, bots and start in one transaction (no lobby of it is
         ever stored open, so nobody can join it in between and nothing is left half made
-        by a crash)."""
+        by a crash). ``leave``: first leave the lobby the sender is in (it agreed), as
+        ``leave_lobby`` does; only once the quick game could start (the seats, the level,
+        no seat in a running match), so a refused one leaves nothing."""
         me = conn.profile
+        if leave:
+            Lobby.create(new_code(), me, conn.name, seats, self.clock.now()).fill_bots(me, level)
+            if await self.matches.seat_anywhere(me) is not None:
+                raise LobbyError("in_match")
+            held = await self.db.lobby_of(me)
+            if held is not None:
+                await self._leave_held(me, held)
         for _ in range(TRIES):
             if await self.db.lobby_of(me) is not None:
                 raise LobbyError("already_in_lobby")
@@ -330,6 +339,17 @@ class LobbyDesk:
             self._remember(lobby)
             return
         raise LobbyError("lobby_busy")  # pragma: no cover - 8 used codes in a row
+
+    async def _leave_held(self, me: str, code: str) -> None:
+        """``me`` leaves lobby ``code`` (as ``leave_lobby``): told with ``lobby_left``."""
+        async with self._locked(code):
+
+            def leave(lobby: Lobby) -> None:
+                lobby.leave(me)
+
+            lobby = await self._edit(code, leave)
+        self.router.to_player(me, p.LobbyLeftMsg(code=lobby.code, reason="left"))
+        self.broadcast(lobby)
 
     async def _join(self, conn: Conn, msg: p.JoinLobby) -> None:
         me = conn.profile

@@ -147,11 +147,13 @@ class FillBots(_In):
 
 class QuickGame(_In):
     """*Schnelles Spiel*: a new lobby with ``seats`` seats, bots of ``level`` on every
-    seat but the sender's, Klassisch rules, started at once (one step)."""
+    seat but the sender's, Klassisch rules, started at once (one step). ``leave``: the
+    sender agreed to leave the lobby it is in for it (else that is ``already_in_lobby``)."""
 
     type: Literal["quick_game"]
     seats: int = 2
     level: str = Field(default="fortgeschritten", max_length=32)
+    leave: bool = False
 
 
 class SetRules(_In):

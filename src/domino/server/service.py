@@ -41,6 +41,7 @@ from .lobbydesk import LobbyDesk
 from .matchdesk import MatchDesk, record_of
 from .matches import MatchRunner
 from .metrics import Metrics
+from .outage import HealthProbe
 from .people import People
 from .queries import Queries, public_record
 from .redisrouter import RedisRouter
@@ -112,6 +113,8 @@ class Service:
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
         self.queries = Queries(settings, self.db)
         self.analyses = AnalysisDesk(settings, self.db, self.node)
+        # /api/health: whether the database answers (a connection of the probe's own).
+        self.health = HealthProbe(settings.database_url, self.clock)
 
     async def _lobby_free(self, runner: MatchRunner, gone: set[str | None]) -> None:
         await self.lobby_desk.match_over(runner, gone)
@@ -178,6 +181,7 @@ class Service:
         for conns in self.router.conns.values():
             for c in conns:
                 c.close(1001)
+        await self.health.stop()
         await self.db.close()
         if isinstance(self.router, RedisRouter):
             await self.router.stop()
@@ -314,6 +318,17 @@ class Service:
         conn.send(p.ErrorMsg(code=code, message=t(code, **params), ref=ref))
 
     # -- queries -------------------------------------------------------------------------
+    async def down(self) -> list[str]:
+        """The dependencies this node cannot reach now: ``database``, ``redis`` (a cluster's).
+
+        The database is asked (``SELECT 1``, at most once a second); Redis is what the
+        router last saw of it (its subscriber, publishing and heartbeat).
+        """
+        down = [] if await self.health.database_ok() else ["database"]
+        if isinstance(self.router, RedisRouter) and not self.router.healthy:
+            down.append("redis")
+        return down
+
     async def lobby_list(self) -> p.LobbyListMsg:
         """Open lobbies and running matches."""
         return p.LobbyListMsg(

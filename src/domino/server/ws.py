@@ -21,6 +21,7 @@ from domino.i18n import t
 from . import protocol as p
 from .clock import Clock
 from .conn import Conn
+from .outage import DATABASE_UNAVAILABLE, database_away
 from .service import Service
 
 log = logging.getLogger("domino.server")
@@ -28,6 +29,7 @@ log = logging.getLogger("domino.server")
 CLOSE_UNSUPPORTED = 1003  # a binary message: the protocol is text only
 CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009
+CLOSE_TRY_AGAIN = 1013  # the database is away: the client tries again after a pause
 
 
 class TokenBucket:
@@ -200,13 +202,25 @@ async def serve_socket(service: Service, ws: Socket) -> None:
                 if conn is None:
                     break
                 writer = asyncio.create_task(_write(ws, conn))
-                await service.connect(conn)
+                try:
+                    await service.connect(conn)
+                except Exception as exc:
+                    if not database_away(exc):
+                        raise
+                    log.warning("welcome: database away: %r", exc, extra={"event": "database_away"})
+                    await _refuse(ws, conn, DATABASE_UNAVAILABLE, CLOSE_TRY_AGAIN)
+                    break
                 continue
             try:
                 await service.handle(conn, msg)
-            except Exception:
-                log.exception("handling %s", type(msg).__name__)
-                service.error(conn, "internal_error", getattr(msg, "ref", None))
+            except Exception as exc:
+                ref = getattr(msg, "ref", None)
+                if database_away(exc):
+                    log.warning("handling %s: database away: %r", type(msg).__name__, exc)
+                    service.error(conn, DATABASE_UNAVAILABLE, ref)
+                else:
+                    log.exception("handling %s", type(msg).__name__)
+                    service.error(conn, "internal_error", ref)
             if conn.closed:
                 break
     except Closed:
@@ -240,8 +254,16 @@ async def _hello(ws: Socket, service: Service, msg: Any) -> Conn | None:
     if msg.protocol != p.PROTOCOL_VERSION:
         await _refuse(ws, None, "bad_protocol_version", CLOSE_POLICY, version=msg.protocol)
         return None
-    pid = await service.people.resolve(msg.token)
-    row = await service.db.profile(pid) if pid else None
+    try:
+        pid = await service.people.resolve(msg.token)
+        row = await service.db.profile(pid) if pid else None
+    except Exception as exc:
+        if not database_away(exc):
+            raise
+        # Nobody can be welcomed now: say so, and close with "try again later".
+        log.warning("hello: database away: %r", exc, extra={"event": "database_away"})
+        await _refuse(ws, None, DATABASE_UNAVAILABLE, CLOSE_TRY_AGAIN)
+        return None
     if row is None or pid is None:
         await _refuse(ws, None, "bad_token", CLOSE_POLICY)
         return None

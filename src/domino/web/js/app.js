@@ -124,10 +124,11 @@ export function send(msg) {
 
 // ---- the live connection ----------------------------------------------------------------------
 
-function onStatus(status) {
+function onStatus(status, detail) {
   app.status = status;
-  // The red bar while reconnecting, "Verbunden" once back (net.js ConnectionBar).
-  document.body.classList.toggle("offline", connBar.show(status));
+  // The red bar while reconnecting (with the server's reason when it refused us, e.g. its
+  // database is away), "Verbunden" once back (net.js ConnectionBar).
+  document.body.classList.toggle("offline", connBar.show(status, detail));
 }
 
 function onMessage(msg) {
@@ -261,11 +262,15 @@ function quickCard() {
   const go = async (seats) => {
     const msg = { type: "quick_game", seats, level: level.value };
     if (signed) {
-      // A new game is a new lobby: the one still held (a match left, a lobby waiting) is left.
-      app.leftNotice = false;
-      if (app.lobby) send({ type: "leave_lobby" });
-      app.lobby = null;
-      return send(msg);
+      // A new game is a new lobby: a lobby still held (one waiting, a match left) is left only
+      // once the player says so; the server leaves it then (`leave`) and answers `lobby_left`.
+      const held = app.lobby?.lobby?.code;
+      const play = (leave) => {
+        app.leftNotice = false;
+        send(leave ? { ...msg, leave: true } : msg);
+      };
+      if (held) return confirmLeaveForQuick(held, () => play(true));
+      return play(false);
     }
     const name = nameIn.value.trim();
     if (!fieldError(err, nameIn, nameProblem(name))) return;
@@ -288,6 +293,37 @@ function quickCard() {
     h("div.row.quick-level", {}, h("label", { for: "quick-level" }, t("quick.level")), level),
     err,
   );
+}
+
+/** The page's own question before a quick game leaves the lobby `code` (no window.confirm). */
+function confirmLeaveForQuick(code, play) {
+  closeConfirm();
+  const el = h(
+    "div.overlay.confirm",
+    { role: "dialog", "aria-modal": "true", "aria-labelledby": "confirm-text", "data-testid": "quick-confirm", onclick: (ev) => ev.target === ev.currentTarget && closeConfirm() },
+    h(
+      "div.panel",
+      {},
+      h("p", { id: "confirm-text" }, t("quick.leave_lobby", { code })),
+      h("div.row.confirm-actions", {},
+        h("button", { type: "button", onclick: closeConfirm }, t("ui.cancel")),
+        h("button.primary", { type: "button", onclick: () => (closeConfirm(), play()) }, t("quick.leave_and_play"))),
+    ),
+  );
+  document.body.append(el);
+  el.querySelector("button")?.focus(); // Abbrechen: leaving stays a choice
+}
+
+function closeConfirm() {
+  const el = document.querySelector(".overlay.confirm");
+  if (!el) return false;
+  el.remove();
+  return true;
+}
+
+/** Escape and the controller's back button: the question first, then the help. */
+function closeOverlay() {
+  return closeConfirm() || closeHelp();
 }
 
 function startScreen() {
@@ -671,6 +707,7 @@ function loadTable() {
 async function render() {
   const r = route();
   clearInterval(app.listTimer);
+  if (r.name !== "home") closeConfirm(); // the question belongs to the start page
   if (r.name !== "match" && app.table) {
     app.table.destroy();
     app.table = null;
@@ -747,8 +784,8 @@ async function main() {
   }
   await loadCatalogue(wanted);
   window.addEventListener("hashchange", () => render());
-  bindKeys(() => app.table, closeHelp);
-  startGamepad(() => app.table, closeHelp, () => app.replay);
+  bindKeys(() => app.table, closeOverlay);
+  startGamepad(() => app.table, closeOverlay, () => app.replay);
   if (getToken()) live.start();
   render();
   document.body.classList.add("ready");

@@ -8,12 +8,19 @@
 // with `match_moved` or `node_draining`. None of that is the player's business: the socket
 // reconnects at once and quietly (the balancer picks a node that serves), and a refused message
 // goes out again once. Only if that quiet attempt fails too does the usual path take over.
+//
+// A node that cannot reach its database refuses the hello with `database_unavailable` and closes
+// with 1013 (try again later): the connection bar says so, in the server's words, and the socket
+// tries again with the usual growing pause until a node serves.
 
 import { t } from "./i18n.js";
 
 const TOKEN_KEY = "domino.token";
 const CONNECTED_SHOWN_MS = 2500;
 const RESTART = 1012; // WebSocket close code "service restart"
+const TRY_AGAIN = 1013; // WebSocket close code "try again later": the server cannot serve now
+// A hello refused with these says why the socket will close with TRY_AGAIN: the bar shows it.
+const UNAVAILABLE = new Set(["database_unavailable"]);
 // Errors that mean "another node serves this": reconnect and send the message again.
 const ELSEWHERE = new Set(["match_moved", "node_draining"]);
 // Messages the server may refuse that way, sent with a ref so the refusal names them.
@@ -83,6 +90,7 @@ export class Live {
     this.timer = null;
     this.ready = false;
     this.quiet = false; // a reconnect the player need not see is under way
+    this.refusal = null; // why the server refused the last hello (its German message)
     this.refs = 0;
     this.asked = new Map(); // ref -> {msg, again}: messages a node might refuse (RETRIED)
     // What the connection did, newest last (the browser tests read it, as window.__dominoNet).
@@ -116,7 +124,7 @@ export class Live {
     const ws = new WebSocket(`${proto}//${location.host}/ws`);
     this.ws = ws;
     this.ready = false;
-    this.onStatus(this.retry && !this.quiet ? "reconnecting" : "connecting");
+    this.onStatus(this.retry && !this.quiet ? "reconnecting" : "connecting", this.refusal);
     ws.onopen = () => {
       ws.send(JSON.stringify({ type: "hello", token, protocol: 1 }));
     };
@@ -128,10 +136,17 @@ export class Live {
         return;
       }
       if (msg.type === "error" && this.elsewhere(msg)) return;
+      if (msg.type === "error" && !this.ready && UNAVAILABLE.has(msg.code)) {
+        // The hello is refused for now; the close (1013) follows and the bar shows this.
+        this.refusal = msg.message || t("error.generic");
+        this.trace(`hello refused: ${msg.code}`);
+        return;
+      }
       if (msg.type === "welcome") {
         this.trace(`welcome${this.quiet ? " (quiet reconnect)" : ""}`);
         this.retry = 0;
         this.quiet = false;
+        this.refusal = null;
         this.ready = true;
         this.onStatus("online");
         const pending = this.queue.splice(0);
@@ -158,7 +173,8 @@ export class Live {
         return;
       }
       this.quiet = false;
-      this.onStatus("reconnecting");
+      if (ev.code !== TRY_AGAIN) this.refusal = null;
+      this.onStatus("reconnecting", this.refusal);
       const pause = Math.min(8000, 300 * 2 ** this.retry);
       this.trace(`close ${ev.code}: reconnect in ${pause} ms`);
       this.retry += 1;
@@ -219,13 +235,15 @@ export class ConnectionBar {
     this.timer = null;
   }
 
-  show(status) {
+  /** `detail`: why the server cannot serve now (its German message), shown instead of the
+   * usual text while the socket keeps trying (short enough for a phone's bar). */
+  show(status, detail = null) {
     const el = this.el;
     clearTimeout(this.timer);
     if (status === "reconnecting") {
       this.lost = true;
       el.classList.remove("ok");
-      el.textContent = t("ui.reconnecting");
+      el.textContent = detail || t("ui.reconnecting");
       el.hidden = false;
     } else if (status === "online" && this.lost) {
       this.lost = false;
@@ -236,6 +254,8 @@ export class ConnectionBar {
         el.hidden = true;
         el.classList.remove("ok");
       }, CONNECTED_SHOWN_MS);
+    } else if (status === "connecting" && this.lost && detail) {
+      el.textContent = detail;
     } else if (status !== "connecting" || !this.lost) {
       // "connecting" during a visible reconnect keeps the red bar; anything else hides it.
       el.hidden = true;
