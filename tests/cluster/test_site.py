@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 import shutil
 import signal
 import socket
@@ -38,6 +39,7 @@ import redis.asyncio as aioredis
 
 from domino.i18n import t
 from domino.loadtest.cluster import Cluster
+from domino.loadtest.infra import TEST_DB, url_as
 from domino.loadtest.site import (
     Party,
     SiteClient,
@@ -556,15 +558,18 @@ class PrivateRedis:
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="domino-redis-"))
         self.proc: subprocess.Popen[bytes] | None = None
+        self.password = secrets.token_hex(16)
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        """The nodes' URL: an ACL user with a password, database 13 (as on a real site)."""
+        return url_as(f"redis://127.0.0.1:{self.port}", "domino", self.password, TEST_DB)
 
     def start(self) -> None:
         cmd = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
         cmd += ["--save", "", "--appendonly", "no", "--dir", str(self.dir)]
         cmd += ["--maxmemory-policy", "noeviction"]
+        cmd += ["--user", "domino", "on", f">{self.password}", "~*", "&*", "+@all"]
         with open(self.dir / "redis.log", "ab") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
