@@ -1,8 +1,9 @@
 """Just enough RESP (the Redis protocol) for the router's two connections.
 
 The router publishes in batches (one write, then one reply per command) and reads
-pushes on its subscribed connection; redis-py's pipeline and pub/sub objects cost
-about three times the CPU per message here (docs/performance.md). The connection
+pushes on its subscribed connection; redis-py, even with its hiredis parser, costs
+1.3–1.4 times the CPU per message on that path (``domino bench router``,
+docs/performance.md). The connection
 settings (host and port or a Unix socket, user and password, database, TLS) come
 from a ``redis.asyncio.Redis`` client's pool, so both sides reach the same server and
 the same database.
