@@ -16,6 +16,8 @@ from domino.loadtest.cluster import (
     render_config,
 )
 
+from .conftest import cluster_redis_url
+
 
 def test_rendering_writes_one_server_line_per_node_and_drops_privileges() -> None:
     text = render_config(HAPROXY_CFG.read_text(encoding="utf-8"), 5)
@@ -52,11 +54,11 @@ def test_a_cluster_keeps_its_redis_keys_under_its_own_prefix_and_deletes_them(
 ) -> None:
     """Runs share the machine's Redis: each cluster's nodes get a key prefix of its own, and
     closing the cluster deletes those keys and no others (nothing is started here)."""
-    url = os.environ.get("DOMINO_TEST_REDIS")
-    if not url:
+    if not os.environ.get("DOMINO_TEST_REDIS"):
         pytest.skip("needs Redis: set DOMINO_TEST_REDIS (.ci/run does)")
     import redis
 
+    url = cluster_redis_url()
     cluster = Cluster("postgresql+asyncpg://unused/db", 2, redis_url=url, folder=tmp_path)
     cmd = cluster.command(1)
     assert cmd[cmd.index("--redis-prefix") + 1] == cluster.redis_prefix

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import secrets
 import shutil
 import signal
 import socket
@@ -38,6 +39,7 @@ import redis.asyncio as aioredis
 
 from domino.i18n import t
 from domino.loadtest.cluster import Cluster
+from domino.loadtest.infra import TEST_DB, url_as
 from domino.loadtest.site import (
     Party,
     SiteClient,
@@ -51,6 +53,7 @@ from domino.loadtest.site import (
     until_any,
 )
 from domino.server.run import free_port
+from domino.server.settings import Settings
 
 from .conftest import PG_URL, new_cluster
 
@@ -382,6 +385,73 @@ async def _kills(c: Cluster) -> None:
         await people.close()
 
 
+def test_a_move_forwarded_to_an_owner_killed_before_it_answers_is_stored_in_time(
+    site: Cluster,
+) -> None:
+    asyncio.run(_killed_in_flight(site))
+
+
+async def _killed_in_flight(c: Cluster) -> None:
+    # A player's socket on one node, her match driven by another: she moves, her node
+    # forwards the move, and the owner dies before it answers (SIGSTOP, so it surely
+    # answers nothing, then SIGKILL). The client sends nothing again (the browser does
+    # not: the new owner's snapshot shows the same version, still her turn); her move
+    # must be stored or refused within the takeover time (lease + one sweep) plus 1 s.
+    people = People(c, 21)
+    names = {node_name(c, k): k for k in range(1, c.n + 1)}
+    try:
+        party = await people.table(1, humans=1, seats=2, rules={"target": 100}, delay=0.05)
+        anna = party.host
+        anna.play = False  # she moves by hand here, once, and never sends it again
+        mid = party.match
+        owner = (await holders(c, [mid]))[0]
+        assert owner is not None
+        k_owner = names[owner]
+        k_far = 1 + k_owner % c.n
+        await anna.move_to(c.node_url(k_far))
+
+        def her_turn() -> dict[str, Any] | None:
+            st = anna.states(anna.gen)
+            last = st[-1] if st else None
+            legal = (last or {}).get("view", {}).get("legal")
+            return last if last is not None and last["you"] == anna.seat and legal else None
+
+        await anna.until(lambda: her_turn() is not None, "Anna's turn", LONG)
+        offer = her_turn()
+        assert offer is not None
+        v, move = int(offer["v"]), offer["view"]["legal"][0]
+        c.stop(k_owner)  # from here on the owner answers nothing; its lease runs out
+        began = time.monotonic()
+        mark = len(anna.frames)
+        await anna.send({"type": "move", "match": mid, "move": move, "v": v, "ref": "in-flight"})
+        c.kill(k_owner)
+
+        def answer() -> Any:
+            for f in anna.frames[mark:]:
+                m = f.msg
+                if m.get("type") == "error" and m.get("ref") == "in-flight":
+                    return f
+                if m.get("type") == "state" and m.get("match_id") == mid and m["v"] > v:
+                    return f
+            return None
+
+        await anna.until(lambda: answer() is not None, "the move stored or refused", LONG)
+        got = answer()
+        took = got.at - began
+        bound = Settings.lease_ttl + Settings.sweep_every + 1.0  # the nodes' defaults
+        print(f"SITE in-flight move answered after {took:.2f} s (bound {bound} s): {got.msg}")
+        assert got.msg["type"] == "state", got.msg  # played, since nobody else moved
+        assert took <= bound, (took, bound)
+        resent = node_events(c.node(k_far).log, "command_resent")
+        assert any(rec.get("match") == mid for rec in resent), resent
+        stored = await load_matches(c.db_url, c.prefix, [mid])
+        played = [e for e in stored[mid].log if e.get("seat") == anna.seat]
+        assert ("move", move) in [(e["kind"], e.get("payload", {}).get("move")) for e in played]
+    finally:
+        await people.close()
+        await asyncio.to_thread(c.restart, k_owner)
+
+
 # -- 3. the owner paused past its lease, then resumed ----------------------------------------
 
 
@@ -556,15 +626,18 @@ class PrivateRedis:
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="domino-redis-"))
         self.proc: subprocess.Popen[bytes] | None = None
+        self.password = secrets.token_hex(16)
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        """The nodes' URL: an ACL user with a password, database 13 (as on a real site)."""
+        return url_as(f"redis://127.0.0.1:{self.port}", "domino", self.password, TEST_DB)
 
     def start(self) -> None:
         cmd = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
         cmd += ["--save", "", "--appendonly", "no", "--dir", str(self.dir)]
         cmd += ["--maxmemory-policy", "noeviction"]
+        cmd += ["--user", "domino", "on", f">{self.password}", "~*", "&*", "+@all"]
         with open(self.dir / "redis.log", "ab") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30

@@ -66,3 +66,21 @@ def test_bench_analysis_compares_the_windows_of_each_pair() -> None:
     rows = [("off", w(10.0), 0), ("on", w(11.0), 3), ("on", w(9.0), 2), ("off", w(12.0), 0)]
     rows += [("off", w(None), 0), ("on", w(5.0), 1)]  # a window without commands
     assert paired_ratios(rows, "p99") == [1.1, 0.75]
+
+
+def test_bench_router_compares_both_clients(capsys: pytest.CaptureFixture[str]) -> None:
+    """``domino bench router`` at a tiny size against the test Redis (database 13, an ACL
+    user): both clients carry every frame through the router, and the ratio is printed."""
+    import os
+
+    from domino.loadtest.infra import shared_test_redis
+
+    admin = os.environ.get("DOMINO_TEST_REDIS")
+    if not admin:
+        pytest.skip("needs Redis: set DOMINO_TEST_REDIS (.ci/run does)")
+    args = ["bench", "router", "--messages", "300", "--rounds", "1"]
+    assert main([*args, "--redis", shared_test_redis(admin)]) == 0
+    text = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in text.splitlines() if line.strip()}
+    assert "resp" in lines and "redis-py" in lines
+    assert "redis-py / resp CPU per message:" in text

@@ -21,7 +21,7 @@ from domino.loadtest.benchcluster import Row, parse_configs, summarize
 from domino.loadtest.benchfailover import FailoverReport, Kill, acknowledges, check
 from domino.loadtest.client import ClientConfig, Journal, Player, Sent, Stats
 from domino.loadtest.cluster import haproxy_binary
-from domino.loadtest.infra import redis_server_binary
+from domino.loadtest.infra import redis_server_binary, shared_test_redis
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
 REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
@@ -38,7 +38,10 @@ def needs_cluster() -> None:
 
 def redis_args() -> list[str]:
     """A private redis-server where installed (exact counts, nothing left behind)."""
-    return [] if redis_server_binary() else ["--redis", str(REDIS_URL)]
+    if redis_server_binary():
+        return []
+    assert REDIS_URL is not None
+    return ["--redis", shared_test_redis(REDIS_URL)]  # database 13, an ACL user
 
 
 # -- bench cluster ---------------------------------------------------------------------

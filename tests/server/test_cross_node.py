@@ -26,6 +26,7 @@ from .test_failover import (  # noqa: F401 (prefix: the fixture)
     prefix,
     recv_within,
     redis_call,
+    stored_log,
     sweep,
     until_turn,
 )
@@ -447,3 +448,128 @@ def test_sockets_of_a_node_whose_subscriber_was_away_get_a_fresh_snapshot_when_i
 
 async def _new_event() -> asyncio.Event:
     return asyncio.Event()
+
+
+def silence(h: Harness, mid: str) -> None:
+    """Node ``h`` dies between a forwarded command and its answer (a ``kill -9``): its
+    tasks end and it hears and publishes nothing more, but its lease stays until it
+    expires (the test deletes it, as Redis does when it does)."""
+
+    async def halt() -> None:
+        desk = h.service.match_desk
+        for task in desk._tasks:
+            task.cancel()
+        runner = desk.runners[mid]
+        if runner.task is not None:
+            runner.task.cancel()
+        await h.service.router.stop(clean=False)
+
+    h.tc.portal.call(halt)
+
+
+def recheck(h: Harness) -> None:
+    """One look of ``h``'s sweeper at the commands it forwarded (``recheck_forwarded``)."""
+    h.tc.portal.call(h.service.match_desk.recheck_forwarded)
+
+
+def test_a_move_forwarded_to_an_owner_that_dies_before_answering_is_sent_to_the_next(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # Anna's window is on node b; node a drives the match and is killed right after node
+    # b forwarded her move to it: neither stored nor refused, and node a's lease still
+    # names it. Once the lease expires and node c takes the match over, node b's next
+    # sweep sends the move to node c, which plays it: Anna gets her answer without
+    # sending anything again (before, she waited for her turn clock to play for her).
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    c = node(tmp_path, prefix, "c")
+    try:
+        _, mid, v, far, snap = anna_and_her_window(a, b)
+        move = snap["view"]["legal"][0]
+        leases = b.service.match_desk.leases
+        assert leases is not None
+        silence(a, mid)
+        far.send({"type": "move", "match": mid, "move": move, "v": v, "ref": "lost"})
+        b.settle()
+        flying = b.service.match_desk.in_flight
+        assert [(p.match, p.owner, p.ref) for p in flying.open.values()] == [(mid, "a", "lost")]
+        recheck(b)  # node a still holds the lease: nothing to do yet
+        assert len(flying.open) == 1
+        entries = len(stored_log(c, mid))
+
+        redis_call(b, "delete", leases.key(mid))  # node a's lease expires
+        assert sweep(c) == [mid]
+        b.clock.advance(1.0)  # the next sweep of node b, a moment later
+        recheck(b)
+        answered_by_a_state(far, v)
+        runner = c.service.runners[mid]
+        assert runner.table.version >= v + 1
+        played = [e for e in stored_log(c, mid)[entries:] if e.get("seat") == 0]
+        assert [(e["kind"], e.get("payload", {}).get("move")) for e in played][:1] == [
+            ("move", move)
+        ], played
+        b.settle()
+        c.settle()
+        assert flying.open == {}  # node c said it handled the move
+    finally:
+        a.close()
+        b.close()
+        c.close()
+
+
+def test_a_move_whose_owner_dies_and_nobody_took_over_yet_is_served_by_the_forwarder(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # As above, but no other node has taken the match over when node b looks: node b
+    # takes it over itself and plays the move.
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        _, mid, v, far, snap = anna_and_her_window(a, b)
+        leases = b.service.match_desk.leases
+        assert leases is not None
+        silence(a, mid)
+        far.send({"type": "move", "match": mid, "move": snap["view"]["legal"][0], "v": v})
+        b.settle()
+        redis_call(b, "delete", leases.key(mid))
+        b.clock.advance(1.0)
+        recheck(b)
+        answered_by_a_state(far, v)
+        assert b.service.runners[mid].table.version >= v + 1
+        assert b.service.match_desk.in_flight.open == {}
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_forwarded_move_without_an_answer_while_the_owner_holds_on_hears_match_moved(
+    tmp_path: Path,
+    prefix: str,  # noqa: F811
+) -> None:
+    # The move never reached node a (lost on the way) and node a keeps its lease: after
+    # FORWARD_TIMEOUT node b answers match_moved with the move's ref, which the browser
+    # answers by reconnecting and sending the move again.
+    from domino.server.forwarding import FORWARD_TIMEOUT
+
+    a = node(tmp_path, prefix, "a")
+    b = node(tmp_path, prefix, "b")
+    try:
+        _, mid, v, far, snap = anna_and_her_window(a, b)
+        silence(a, mid)
+        far.send(
+            {"type": "move", "match": mid, "move": snap["view"]["legal"][0], "v": v, "ref": "m1"}
+        )
+        b.settle()
+        b.clock.advance(FORWARD_TIMEOUT / 2)
+        recheck(b)
+        assert len(b.service.match_desk.in_flight.open) == 1
+        b.clock.advance(FORWARD_TIMEOUT / 2)
+        recheck(b)
+        err = recv_within(far, lambda m: m["type"] == "error")
+        assert (err["code"], err["ref"], err["match"]) == ("match_moved", "m1", mid)
+        assert b.service.match_desk.in_flight.open == {}
+    finally:
+        a.close()
+        b.close()

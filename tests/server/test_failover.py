@@ -21,20 +21,19 @@ import pytest
 from domino.server.db import Database
 
 from .harness import Client, Harness, answered, lobby_with_bots, start
-from .redis_keys import forget
+from .redis_keys import REDIS_ADMIN, forget, redis_url
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
-REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
 NEEDS = "a cluster needs DOMINO_TEST_POSTGRES and DOMINO_TEST_REDIS (.ci/run gives both)"
 
 
 @pytest.fixture
 def prefix() -> Iterator[str]:
-    if not (PG_URL and REDIS_URL):
+    if not (PG_URL and REDIS_ADMIN):
         pytest.skip(NEEDS)
     name = f"fo{secrets.token_hex(3)}_"
     yield name
-    forget(str(REDIS_URL), redis_prefix(name))
+    forget(redis_url(), redis_prefix(name))
     db = Database(str(PG_URL), name)
 
     async def drop() -> None:
@@ -57,7 +56,7 @@ def node(tmp_path: Path, prefix: str, name: str) -> Harness:
         db_url=PG_URL,
         table_prefix=prefix,
         migrate=True,
-        redis_url=REDIS_URL,
+        redis_url=redis_url(),
         redis_prefix=redis_prefix(prefix),
         node=name,
         lease_ttl=30.0,  # never expires by itself here: the tests end leases themselves

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import AsyncIterator, Iterator
 
@@ -10,10 +9,7 @@ import pytest
 
 from domino.server.lease import Leases
 
-from .redis_keys import forget
-
-REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
-NO_REDIS = "no Redis: set DOMINO_TEST_REDIS=redis://127.0.0.1:6379/0 (.ci/run does)"
+from .redis_keys import NO_REDIS, REDIS_ADMIN, forget, redis_url
 
 
 class Clock:
@@ -26,11 +22,11 @@ class Clock:
 
 @pytest.fixture
 async def redis() -> AsyncIterator[object]:
-    if not REDIS_URL:
+    if not REDIS_ADMIN:
         pytest.skip(NO_REDIS)
     import redis.asyncio as aioredis
 
-    r = aioredis.from_url(str(REDIS_URL), decode_responses=True)
+    r = aioredis.from_url(redis_url(), decode_responses=True)
     yield r
     await r.aclose()
 
@@ -39,8 +35,8 @@ async def redis() -> AsyncIterator[object]:
 def prefix() -> Iterator[str]:
     name = f"test-{secrets.token_hex(4)}:"
     yield name
-    if REDIS_URL:
-        forget(REDIS_URL, name)
+    if REDIS_ADMIN:
+        forget(redis_url(), name)
 
 
 async def test_one_holder_at_a_time_and_renewal_keeps_it(redis: object, prefix: str) -> None:

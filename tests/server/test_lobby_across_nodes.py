@@ -103,6 +103,10 @@ def test_a_lobby_is_the_same_on_every_node(tmp_path: Path, prefix: str) -> None:
         running = b.tc.get("/api/lobbies").json()["running"]
         assert [r["match"] for r in running] == [mid]
         assert running[0]["spectators"] == 1
+        # Node a counts him too: node b's count is in Redis, in the URL's database.
+        b.settle()
+        running = a.tc.get("/api/lobbies").json()["running"]
+        assert [(r["match"], r["spectators"]) for r in running] == [(mid, 1)]
 
         until_turn(a, mid, 1)
         v = runner.table.version

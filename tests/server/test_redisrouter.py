@@ -8,7 +8,6 @@ its queue and waits until everything published before has reached it: no sleeps.
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -19,10 +18,7 @@ from domino.server.conn import Conn
 from domino.server.doors import InProcessRouter
 from domino.server.redisrouter import RedisRouter
 
-from .redis_keys import forget
-
-REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
-NO_REDIS = "no Redis: set DOMINO_TEST_REDIS=redis://127.0.0.1:6379/0 (.ci/run does)"
+from .redis_keys import NO_REDIS, REDIS_ADMIN, forget, redis_url
 
 
 class FakeConn(Conn):
@@ -40,14 +36,14 @@ class FakeConn(Conn):
 def prefix() -> Iterator[str]:
     name = f"test-{secrets.token_hex(4)}:"
     yield name
-    if REDIS_URL:
-        forget(REDIS_URL, name)
+    if REDIS_ADMIN:
+        forget(redis_url(), name)
 
 
 @pytest.fixture
 async def nodes(prefix: str) -> AsyncIterator[Callable[..., Any]]:
     """``await make("a")`` starts a router named ``a``; all are stopped at the end."""
-    if not REDIS_URL:
+    if not REDIS_ADMIN:
         pytest.skip(NO_REDIS)
     import redis.asyncio as aioredis
 
@@ -55,7 +51,7 @@ async def nodes(prefix: str) -> AsyncIterator[Callable[..., Any]]:
 
     async def make(node: str, **kw: Any) -> RedisRouter:
         client = aioredis.from_url(
-            str(REDIS_URL), decode_responses=True, client_name=f"{prefix}{node}"
+            redis_url(), decode_responses=True, client_name=f"{prefix}{node}"
         )
         r = RedisRouter(client, node, prefix=prefix, **kw)
         await r.start()
@@ -116,7 +112,7 @@ async def test_no_seat_frame_travels_on_another_audiences_channel(
     import redis.asyncio as aioredis
 
     a, b = await nodes("a"), await nodes("b")
-    spy = aioredis.from_url(str(REDIS_URL), decode_responses=True)
+    spy = aioredis.from_url(redis_url(), decode_responses=True)
     pubsub = spy.pubsub()
     await pubsub.psubscribe(prefix + "*")
     while (await pubsub.get_message(timeout=1.0)) is None:  # the psubscribe confirmation
@@ -280,7 +276,7 @@ async def test_node_messages_arrive_in_order_and_replies_reach_one_socket(
 
 
 async def test_redis_unreachable_never_blocks_and_the_queue_is_bounded(prefix: str) -> None:
-    if not REDIS_URL:
+    if not REDIS_ADMIN:
         pytest.skip(NO_REDIS)
     import redis.asyncio as aioredis
 
@@ -396,7 +392,7 @@ async def test_a_node_that_stops_cleanly_leaves_the_presence_at_once(
 async def test_frames_of_a_match_this_node_gave_up_are_never_published(prefix: str) -> None:
     """Frames queued while Redis is away, of a match the node then stops acting for (its
     lease lost), would reach the sockets after the new owner's newer ones: they go."""
-    if not REDIS_URL:
+    if not REDIS_ADMIN:
         pytest.skip(NO_REDIS)
     import redis.asyncio as aioredis
 

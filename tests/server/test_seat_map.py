@@ -8,7 +8,6 @@ writes between the first node's Redis commands.
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,20 +16,17 @@ from typing import Any
 import pytest
 
 from .harness import Harness, lobby_with_bots, start
-from .redis_keys import forget
-
-REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")
-NO_REDIS = "no Redis: set DOMINO_TEST_REDIS=redis://127.0.0.1:6379/0 (.ci/run does)"
+from .redis_keys import NO_REDIS, REDIS_ADMIN, forget, redis_url
 
 
 @pytest.fixture
 def node(tmp_path: Path) -> Iterator[Harness]:
-    if not REDIS_URL:
+    if not REDIS_ADMIN:
         pytest.skip(NO_REDIS)
     prefix = f"seats{secrets.token_hex(3)}:"
     h = Harness(
         tmp_path,
-        redis_url=REDIS_URL,
+        redis_url=redis_url(),
         redis_prefix=prefix,
         node="a",
         lease_ttl=30.0,
@@ -40,7 +36,7 @@ def node(tmp_path: Path) -> Iterator[Harness]:
         yield h
     finally:
         h.close()
-        forget(str(REDIS_URL), prefix)
+        forget(redis_url(), prefix)
 
 
 def seats_key(h: Harness) -> str:
@@ -62,7 +58,7 @@ def interleave(h: Harness, write: tuple[Any, ...]) -> list[str]:
 
     client = h.service.redis
     real = client.execute_command
-    other = aioredis.from_url(str(REDIS_URL), decode_responses=True)
+    other = aioredis.from_url(redis_url(), decode_responses=True)
     seen: list[str] = []
 
     async def execute_command(*args: Any, **options: Any) -> Any:

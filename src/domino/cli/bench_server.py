@@ -1,5 +1,5 @@
-"""``domino bench server``, ``cluster``, ``failover``, ``crash`` and ``leaks`` (docs/performance.md,
-docs/reliability.md).
+"""``domino bench server``, ``cluster``, ``failover``, ``router``, ``crash`` and ``leaks``
+(docs/performance.md, docs/reliability.md).
 
 The work lives in :mod:`domino.loadtest`; this module only adds the
 subcommands to ``domino bench``.
@@ -12,11 +12,20 @@ import argparse
 
 def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``server``, ``crash`` and ``leaks`` to the ``domino bench`` subparsers ``what``."""
-    from domino.loadtest import audit, bench, benchanalysis, benchcluster, benchfailover, crash
+    from domino.loadtest import (
+        audit,
+        bench,
+        benchanalysis,
+        benchcluster,
+        benchfailover,
+        benchrouter,
+        crash,
+    )
 
     bench.register(what)
     benchanalysis.register(what)
     benchcluster.register(what)
     benchfailover.register(what)
+    benchrouter.register(what)
     crash.register(what)
     audit.register(what)

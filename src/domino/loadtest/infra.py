@@ -5,6 +5,10 @@ work of HAProxy, Redis and PostgreSQL read from ``/proc`` and Redis itself (Linu
   port, nothing saved. Its CPU and its command counters are then the cluster's
   alone (the machine's shared Redis also serves other test runs), and nothing is
   left behind when it stops.
+- :class:`RedisUser`: an ACL user of the tests' own on a shared Redis, and the URL
+  that names it, its password and a database other than 0 (:data:`TEST_DB`), so
+  the cluster tests prove that every connection honours the whole URL;
+  :func:`shared_test_redis` is the one every test of a process uses.
 - :func:`redis_counts`: commands Redis processed so far, all of them and the
   ``PUBLISH`` among them (``INFO commandstats``; the ``INFO`` calls that read them
   are left out).
@@ -16,12 +20,15 @@ work of HAProxy, Redis and PostgreSQL read from ``/proc`` and Redis itself (Linu
 
 from __future__ import annotations
 
+import atexit
 import os
+import secrets
 import shutil
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from domino.server.run import free_port
 
@@ -39,18 +46,45 @@ def redis_server_binary() -> str | None:
     )
 
 
+#: The database the cluster tests use: not 0, so a connection that ignores the URL's
+#: database (and writes to 0) fails them.
+TEST_DB = 13
+
+
+def url_as(url: str, user: str, password: str, db: int) -> str:
+    """``url`` (``redis://`` or ``rediss://``, host and port kept) with ``user``,
+    ``password`` and database ``db`` instead of its own."""
+    parts = urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{quote(user, safe='')}:{quote(password, safe='')}@{host}"
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, f"/{db}", "", ""))
+
+
 class PrivateRedis:
-    """A ``redis-server`` child on 127.0.0.1, no persistence, stopped by :meth:`stop`."""
+    """A ``redis-server`` child on 127.0.0.1, no persistence, stopped by :meth:`stop`.
+
+    The nodes reach it as a site's would: an ACL user of its own with a password, on
+    database :data:`TEST_DB` (:attr:`url`)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        self.user = "domino"
+        self.password = secrets.token_hex(16)
 
     @property
     def url(self) -> str:
-        """Its address (database 0)."""
-        return f"redis://127.0.0.1:{self.port}/0"
+        """Its address for the nodes: the ACL user, database :data:`TEST_DB`."""
+        return url_as(f"redis://127.0.0.1:{self.port}", self.user, self.password, TEST_DB)
+
+    def user_args(self) -> list[str]:
+        """``redis-server`` arguments that make :attr:`url`'s user."""
+        return ["--user", self.user, "on", f">{self.password}", "~*", "&*", "+@all"]
 
     @property
     def pid(self) -> int | None:
@@ -67,6 +101,7 @@ class PrivateRedis:
         self.folder.mkdir(parents=True, exist_ok=True)
         cmd = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
         cmd += ["--appendonly", "no", "--dir", str(self.folder), "--maxclients", "10000"]
+        cmd += self.user_args()
         with open(self.folder / "redis.log", "ab") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + REDIS_START_TIMEOUT
@@ -96,6 +131,55 @@ class PrivateRedis:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+
+
+class RedisUser:
+    """An ACL user made for a test run on the Redis at ``url`` (whose own credentials
+    may create users): a unique name, a random password, every key, channel and
+    command (``ACL SETUSER name on >password ~* &* +@all``). :attr:`url` names it
+    and database ``db``; :meth:`delete` removes it (``ACL DELUSER``)."""
+
+    def __init__(self, url: str, db: int = TEST_DB) -> None:
+        import redis
+
+        self.admin_url = url
+        self.name = f"domino_test_{os.getpid()}_{secrets.token_hex(4)}"
+        self.password = secrets.token_hex(16)
+        self.db = db
+        client: Any = redis.Redis.from_url(url, socket_timeout=5.0)
+        try:
+            client.execute_command(
+                "ACL", "SETUSER", self.name, "on", f">{self.password}", "~*", "&*", "+@all"
+            )
+        finally:
+            client.close()
+        self.url = url_as(url, self.name, self.password, db)
+
+    def delete(self) -> None:
+        """Remove the user (its connections are closed by Redis)."""
+        import redis
+
+        client: Any = redis.Redis.from_url(self.admin_url, socket_timeout=5.0)
+        try:
+            client.execute_command("ACL", "DELUSER", self.name)
+        except redis.RedisError:
+            pass  # Redis away at the end: the user goes with a restart
+        finally:
+            client.close()
+
+
+_shared: dict[str, RedisUser] = {}
+
+
+def shared_test_redis(url: str) -> str:
+    """The URL the tests of this process use for the Redis at ``url``
+    (``DOMINO_TEST_REDIS``): database :data:`TEST_DB` as an ACL user made on first use
+    and deleted when the process exits."""
+    user = _shared.get(url)
+    if user is None:
+        user = _shared[url] = RedisUser(url)
+        atexit.register(user.delete)
+    return user.url
 
 
 def redis_counts(url: str) -> tuple[int, int]:
@@ -205,7 +289,9 @@ def cpu_between(before: dict[int, float], after: dict[int, float]) -> float:
 
 
 __all__ = [
+    "TEST_DB",
     "PrivateRedis",
+    "RedisUser",
     "client_ports",
     "cpu_between",
     "cpu_seconds",
@@ -213,4 +299,6 @@ __all__ = [
     "pids_named",
     "redis_counts",
     "redis_server_binary",
+    "shared_test_redis",
+    "url_as",
 ]

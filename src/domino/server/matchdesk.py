@@ -35,6 +35,7 @@ from . import protocol as p
 from .conn import Conn
 from .db import Database, StoredMatch
 from .doors import InProcessRouter, NullObserver, Observer
+from .forwarding import InFlight, Pending
 from .lease import Leases
 from .lobby import PLAYING, Lobby, LobbyError
 from .matches import MatchEnv, MatchHooks, MatchRunner, PersistError, seat_specs
@@ -100,6 +101,9 @@ class MatchDesk:
         self.draining = False
         self._tasks: list[asyncio.Task[None]] = []
         self._remote_tasks: set[asyncio.Task[None]] = set()
+        #: commands this node forwarded to another and has no answer for yet
+        self.in_flight = InFlight(self.clock.now)
+        self._passed: set[tuple[str, int]] = set()  # (origin node, fid) passed on from here
         self.seated: dict[str, str] = {}  # profile -> unfinished match it plays in
         self._activity = activity
         self._lobby_free = lobby_free
@@ -250,9 +254,12 @@ class MatchDesk:
             },
         )
 
-    async def _forward(self, kind: str, conn: Conn, mid: str, **extra: Any) -> bool:
+    async def _forward(
+        self, kind: str, conn: Conn, mid: str, resends: int = 0, **extra: Any
+    ) -> bool:
         """Send a command for a match this node does not drive to the node that does;
-        ``False`` when it is this node's (or nobody's: the caller answers)."""
+        ``False`` when it is this node's (or nobody's: the caller answers). A command
+        is kept in :attr:`in_flight` until its owner answers (``forwarding.py``)."""
         if not self.reaches_nodes:
             return False
         runner = self.runners.get(mid)
@@ -271,6 +278,11 @@ class MatchDesk:
             raise LobbyError("not_stored") from None
         if owner is None:
             return False
+        if kind == "command":
+            fid = self.in_flight.add(
+                conn, mid, dict(extra.get("cmd") or {}), extra.get("ref"), owner, resends
+            )
+            extra["fid"] = fid
         self._send_to(owner, kind, conn, mid, **extra)
         return True
 
@@ -283,11 +295,30 @@ class MatchDesk:
                 self._rename_seat(payload.get("match"), payload.get("profile"), payload.get("name"))
             )
             return
+        if kind == "done":  # a command this node forwarded was handled
+            self.in_flight.done(payload.get("fid"))
+            return
+        if kind == "passed":  # ... or passed on to the node that drives its match now
+            self.in_flight.passed(payload.get("fid"), payload.get("to"))
+            return
         # Each runner's lock is fair, and nothing is awaited before it is taken, so the
         # commands of one sender reach a match in the order they were sent.
-        task = asyncio.get_running_loop().create_task(self._remote(payload))
+        task = asyncio.get_running_loop().create_task(self._remote_answered(payload))
         self._remote_tasks.add(task)
         task.add_done_callback(self._remote_tasks.discard)
+
+    async def _remote_answered(self, payload: dict[str, Any]) -> None:
+        """:meth:`_remote`, then tell the forwarding node that the command was handled
+        (after its frames: one publisher keeps the order), unless it went on elsewhere."""
+        await self._remote(payload)
+        fid, origin = payload.get("fid"), payload.get("node")
+        if not isinstance(fid, int) or not isinstance(origin, str) or not self.reaches_nodes:
+            return
+        if (origin, fid) in self._passed:
+            self._passed.discard((origin, fid))
+            return
+        router: Any = self.router
+        router.send_to_node(origin, {"kind": "done", "fid": fid})
 
     async def _remote(self, payload: dict[str, Any]) -> None:
         """A command or a snapshot request from a socket on another node, or (``watch_lobby``)
@@ -357,7 +388,66 @@ class MatchDesk:
             return False
         router: Any = self.router
         router.send_to_node(owner, {**payload, "hops": hops + 1})
+        fid, origin = payload.get("fid"), payload.get("node")
+        if isinstance(fid, int) and isinstance(origin, str):
+            # The forwarding node waits for the answer from that node now.
+            self._passed.add((origin, fid))
+            router.send_to_node(origin, {"kind": "passed", "fid": fid, "to": owner})
         return True
+
+    async def recheck_forwarded(self) -> None:
+        """Every sweep: a forwarded command whose owner lost the match before answering
+        (died, paused past its lease, handed it over) goes again to whoever drives the
+        match now, or is served here; one without an answer for too long is answered
+        ``match_moved`` (the browser reconnects and sends it again). See ``forwarding.py``."""
+        flying = self.in_flight
+        if not flying.open or self.leases is None:
+            return
+        router: Any = self.router
+        flying.drop_closed(lambda c: router.conn(c.id) is c)
+        mids = flying.matches()
+        holders: dict[str, str | None] | None
+        try:
+            holders = dict(zip(mids, await self.leases.holders(mids), strict=True))
+        except Exception:
+            holders = None  # Redis away: only the timeout applies
+        again, moved = flying.due(holders, wait_for_holder=self.draining)
+        for pending in moved:
+            self._answer_moved(pending)
+        for pending in again:
+            await self._resend(pending)
+
+    def _answer_moved(self, pending: Pending) -> None:
+        code = "match_moved"
+        pending.conn.send(
+            {
+                "type": "error",
+                "code": code,
+                "message": t(code),
+                "match": pending.match,
+                "ref": pending.ref,
+            }
+        )
+
+    async def _resend(self, pending: Pending) -> None:
+        """Send a command whose owner lost its match again, as the socket first did."""
+        log.info(
+            "command for %s sent again (its owner %s lost the match)",
+            pending.match,
+            pending.owner,
+            extra={"event": "command_resent", "match": pending.match, "owner": pending.owner},
+        )
+        try:
+            await self.command(
+                pending.conn, pending.match, pending.cmd, pending.ref, resends=pending.resends + 1
+            )
+        except LobbyError as e:
+            pending.conn.send(
+                p.ErrorMsg(code=e.code, message=t(e.code, **e.params), ref=pending.ref)
+            )
+        except Exception:
+            log.exception("a command for %s could not be sent again", pending.match)
+            self._answer_moved(pending)
 
     def _on_router_back(self) -> None:
         task = asyncio.get_running_loop().create_task(self._catch_up())
@@ -635,6 +725,10 @@ class MatchDesk:
                 await self.sweep()
             except Exception:
                 log.warning("sweep failed", exc_info=True, extra={"event": "sweep_failed"})
+            try:
+                await self.recheck_forwarded()
+            except Exception:
+                log.exception("forwarded commands not rechecked")
             await asyncio.sleep(max(0.0, self.settings.sweep_every - (time.monotonic() - started)))
 
     def next_wakeup(self) -> float | None:
@@ -911,10 +1005,13 @@ class MatchDesk:
             raise LobbyError("match_not_found")
         return runner
 
-    async def command(self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None) -> None:
+    async def command(
+        self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None, resends: int = 0
+    ) -> None:
         """A seat's command (move, back, leave) from ``conn``; in a cluster, a match another
-        node owns gets it through that node's channel (its answers come back the same way)."""
-        if await self._forward("command", conn, mid, cmd=cmd, ref=ref):
+        node owns gets it through that node's channel (its answers come back the same way;
+        ``resends``: how often it was sent again after an owner lost the match)."""
+        if await self._forward("command", conn, mid, resends, cmd=cmd, ref=ref):
             return
         runner = self._runner(mid)
         seat = runner.seat_of(conn.profile)

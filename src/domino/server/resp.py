@@ -1,10 +1,12 @@
 """Just enough RESP (the Redis protocol) for the router's two connections.
 
 The router publishes in batches (one write, then one reply per command) and reads
-pushes on its subscribed connection; redis-py's pipeline and pub/sub objects cost
-about three times the CPU per message here (docs/performance.md). The connection
-settings (host and port or a Unix socket, credentials, TLS) come from a
-``redis.asyncio.Redis`` client's pool, so both sides reach the same server.
+pushes on its subscribed connection; redis-py, even with its hiredis parser, costs
+1.3–1.4 times the CPU per message on that path (``domino bench router``,
+docs/performance.md). The connection
+settings (host and port or a Unix socket, user and password, database, TLS) come
+from a ``redis.asyncio.Redis`` client's pool, so both sides reach the same server and
+the same database.
 """
 
 from __future__ import annotations
@@ -16,31 +18,49 @@ from typing import Any
 
 
 async def connect(redis: Any, name: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """A new connection to ``redis``'s server, authenticated and named ``name``
-    (``CLIENT LIST`` shows it)."""
+    """A new connection to ``redis``'s server, authenticated (``AUTH [user] password``),
+    on ``redis``'s database (``SELECT``, the URL's ``/db``) and named ``name``
+    (``CLIENT LIST`` shows it). Refused credentials or database raise
+    :class:`ConnectionError` naming the server, the user and the database (never
+    the password)."""
     kw = redis.connection_pool.connection_kwargs
     timeout = kw.get("socket_connect_timeout") or 5.0
     if kw.get("path"):
+        where = str(kw["path"])
         opened = asyncio.open_unix_connection(kw["path"])
     else:
         tls = None
         if "ssl" in redis.connection_pool.connection_class.__name__.lower():
             tls = ssl.create_default_context()
-        opened = asyncio.open_connection(kw.get("host", "localhost"), kw.get("port", 6379), ssl=tls)
+        host, port = kw.get("host", "localhost"), kw.get("port", 6379)
+        where = f"{host}:{port}"
+        opened = asyncio.open_connection(host, port, ssl=tls)
     async with asyncio.timeout(timeout):
         reader, writer = await opened
-    password = kw.get("password")
-    if password:
+    try:
+        password = kw.get("password")
         user = kw.get("username")
-        writer.write(pack(("AUTH", user, password) if user else ("AUTH", password)))
+        if password:
+            writer.write(pack(("AUTH", user, password) if user else ("AUTH", password)))
+            async with asyncio.timeout(timeout):
+                reply = await read(reader)
+            if isinstance(reply, Exception):
+                raise ConnectionError(
+                    f"Redis at {where} refused the password of user {user or 'default'!r}: {reply}"
+                )
+        db = int(kw.get("db") or 0)
+        if db:
+            writer.write(pack(("SELECT", str(db))))
+            async with asyncio.timeout(timeout):
+                reply = await read(reader)
+            if isinstance(reply, Exception):
+                raise ConnectionError(f"Redis at {where} refused database {db}: {reply}")
+        writer.write(pack(("CLIENT", "SETNAME", name)))
         async with asyncio.timeout(timeout):
-            reply = await read(reader)
-        if isinstance(reply, Exception):
-            writer.close()
-            raise reply
-    writer.write(pack(("CLIENT", "SETNAME", name)))
-    async with asyncio.timeout(timeout):
-        await read(reader)  # an error reply here does not matter
+            await read(reader)  # an error reply here does not matter
+    except BaseException:
+        writer.close()
+        raise
     return reader, writer
 
 
