@@ -143,6 +143,14 @@ def _called(node: ast.Call) -> str | None:
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
 
 
+def _logs(node: ast.Call) -> bool:
+    """A logger's call (``log.error("...")``): its text is a log line, not an error code."""
+    f = node.func
+    return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and (
+        f.value.id in ("log", "logger", "logging")
+    )
+
+
 def sendable_error_codes() -> dict[str, str]:
     """Every error code the server can send, with a file that sends it.
 
@@ -156,7 +164,7 @@ def sendable_error_codes() -> dict[str, str]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
-            if _called(node) in _ERROR_CALLS:
+            if _called(node) in _ERROR_CALLS and not _logs(node):
                 for arg in node.args:
                     if found := _strings(arg):
                         codes.update(dict.fromkeys(found, path.name))
