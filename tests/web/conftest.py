@@ -40,11 +40,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is missing (make test installs it)")
+    from webplay import SEEDS
+
     from domino.server import create_app
     from domino.server.run import free_port, serving_in_thread
     from domino.server.settings import Settings
     from domino.table import Timing
-    from webplay import SEEDS
 
     port = free_port()
     settings = Settings(

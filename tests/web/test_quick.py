@@ -226,18 +226,20 @@ NAME_FIELDS = """() => [...document.querySelectorAll('input')]
   .map((el) => el.id)"""
 
 
-@pytest.mark.parametrize("context", [PHONE, DESKTOP], ids=["phone", "desktop"])
+@pytest.mark.parametrize("kind", ["phone", "desktop"])
 def test_one_name_field_and_a_long_name_cut_with_an_ellipsis(
-    server: str, browser: Any, shots: Path, context: dict[str, Any]
+    server: str, browser: Any, shots: Path, kind: str
 ) -> None:
     """The start page asks for the name once (for the quick game and for signing in as a
     guest); the header's profile chip cuts a long name with an ellipsis on a phone."""
-    narrow = {**context, "viewport": {"width": 320, "height": 568}} if "is_mobile" in context else context
-    page = new_page(browser, **narrow)
+    phone = kind == "phone"
+    page = new_page(
+        browser, **({**PHONE, "viewport": {"width": 320, "height": 568}} if phone else DESKTOP)
+    )
     page.goto(server + "/")
     page.locator("#guest-name").wait_for()
     assert page.evaluate(NAME_FIELDS) == ["guest-name"]
-    page.screenshot(path=str(shots / f"start-one-name-{'phone' if 'is_mobile' in context else 'desktop'}.png"))
+    page.screenshot(path=str(shots / f"start-one-name-{kind}.png"))
     long = "Maximiliane Xaviera Ober"  # 24 letters, the most a name may have
     page.locator("#guest-name").fill(long)
     page.get_by_role("button", name="Als Gast spielen").click()
@@ -253,7 +255,7 @@ def test_one_name_field_and_a_long_name_cut_with_an_ellipsis(
         }"""
     )
     assert chip["text"] == long and chip["inside"], chip
-    if "is_mobile" in context:
+    if phone:
         assert chip["cut"] and chip["overflow"] == "ellipsis", chip
     else:
         assert not chip["cut"], chip  # the desktop has room for the whole name

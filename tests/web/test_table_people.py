@@ -162,12 +162,12 @@ def test_a_desktop_spectator_sees_points_clear_of_the_bot_badges(
 ) -> None:
     """Issue 21: on the side seats "0 Punkte" lay over the badge "Bot · Fortgeschritten"."""
     sara = new_page(browser, **DESKTOP)
-    sign_in_as_guest(sara, server, "Sara Seiten")
+    sign_in_as_guest(sara, server, "Hertha Seiten")
     open_lobby_with_bots(sara, ["fortgeschritten"] * 3, mode="Klassisch")
     start_match(sara)
     tom = new_page(browser, **DESKTOP)
     sign_in_as_guest(tom, server, "Tom")
-    tom.locator("#running-list li", has_text="Sara Seiten").get_by_role(
+    tom.locator("#running-list li", has_text="Hertha Seiten").get_by_role(
         "button", name="Zuschauen"
     ).click()
     tom.get_by_test_id("spectator-label").wait_for()
@@ -182,8 +182,10 @@ def test_a_desktop_spectator_sees_points_clear_of_the_bot_badges(
                 assert a[2] >= seat["box"][0] - 0.5 and a[4] <= seat["box"][2] + 0.5, (a, seat)
                 for b in parts[i + 1 :]:
                     apart = (
-                        a[4] <= b[2] + 0.5 or b[4] <= a[2] + 0.5
-                        or a[5] <= b[3] + 0.5 or b[5] <= a[3] + 0.5
+                        a[4] <= b[2] + 0.5
+                        or b[4] <= a[2] + 0.5
+                        or a[5] <= b[3] + 0.5
+                        or b[5] <= a[3] + 0.5
                     )
                     assert apart, f"{a} overlaps {b}"
     tom.screenshot(path=str(shots / "desktop-spectator-side-seats.png"))

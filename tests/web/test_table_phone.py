@@ -367,7 +367,7 @@ def test_the_top_bar_is_one_line_for_a_player_and_a_spectator(
     w, h = size
     phone = {**PHONE, "viewport": {"width": w, "height": h}}
     sara = new_page(browser, **phone)
-    name = f"Sara {w}"  # the other size's match may still run: Tom must find this one
+    name = f"Greta {w}"  # the other size's match may still run: Tom must find this one
     sign_in_as_guest(sara, server, name)
     open_lobby_with_bots(sara, ["anfaenger"] * 3, mode="Klassisch")
     start_match(sara)
