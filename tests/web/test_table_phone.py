@@ -295,6 +295,13 @@ def test_the_log_strip_never_covers_an_end_of_a_long_line(
     end_taps = 0
     while wait_for_turn_or_end(page) == "turn":
         check_strip_clear(page, size)
+        # Each opponent keeps one slim row: points beside the name, as on the top seat.
+        rows = page.locator(".opponents .seat").evaluate_all(
+            """els => els.map((el) => [el.querySelector('.seat-name').getBoundingClientRect(),
+                                       el.querySelector('.points').getBoundingClientRect()])
+                         .map(([n, p]) => p.top < n.bottom && n.top < p.bottom)"""
+        )
+        assert rows == [True, True, True], rows
         tiles = playable(page)
         both = [t for t in tiles if t[2] == "L R"]
         if not both:
