@@ -8,6 +8,7 @@ while every screen can still be seen and photographed.
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +40,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is missing (make test installs it)")
+    from webplay import SEEDS
+
     from domino.server import create_app
     from domino.server.run import free_port, serving_in_thread
     from domino.server.settings import Settings
@@ -50,6 +53,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         port=port,
         data_dir=tmp_path_factory.mktemp("domino-data"),
         signin_burst=float("inf"),  # every browser of the session signs in from 127.0.0.1
+        seeds=lambda: SEEDS.pop(0) if SEEDS else secrets.token_hex(16),
         timing=Timing(
             bot_delay=(0.05, 0.12),
             bot_step_delay=(0.03, 0.06),

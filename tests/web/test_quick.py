@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from webplay import MY_TURN, TABLE, assert_no_js_errors, new_page, playable, version, wait_after
 
 PHONE = {
@@ -54,7 +55,7 @@ def test_quick_game_from_a_first_visit_to_the_first_own_move_in_three_taps(
     page.goto(server + "/")
     tap = Taps()
     # A friendly name is proposed: nothing to type.
-    name = page.locator("#quick-name")
+    name = page.locator("#guest-name")
     proposed = name.input_value()
     assert proposed.strip(), "a name is proposed"
     page.screenshot(path=str(shots / "phone-quick-start.png"))
@@ -80,7 +81,7 @@ def test_quick_game_remembers_the_bot_level(server: str, browser: Any) -> None:
     page.locator("#quick-level").select_option("profi")
     page.reload()
     assert page.locator("#quick-level").input_value() == "profi"
-    page.locator("#quick-name").fill("Tilda")
+    page.locator("#guest-name").fill("Tilda")
     page.get_by_test_id("quick-2").click()
     page.locator(TABLE).wait_for()
     page.locator(".opponents .badge", has_text="Profi").wait_for()
@@ -125,7 +126,7 @@ def test_leaving_a_match_says_what_happened_and_offers_the_way_on(
 ) -> None:
     page = new_page(browser, **DESKTOP)
     page.goto(server + "/")
-    page.locator("#quick-name").fill("Gehtweg")
+    page.locator("#guest-name").fill("Gehtweg")
     page.get_by_test_id("quick-2").click()
     page.locator(TABLE).wait_for()
     page.wait_for_function("document.querySelector('.table-screen')?.dataset.phase")
@@ -167,15 +168,16 @@ def test_forms_say_what_is_wrong_in_the_apps_own_german(server: str, browser: An
     page.goto(server + "/")
     for form in page.locator("form").all():
         assert form.get_attribute("novalidate") is not None
-    # The quick game's line of errors is its own; the sign-in forms share one under them.
+    # The name's line of errors is in the quick game's card (both ways in use that one name);
+    # the account form's is under the forms.
     quick, guest = ".quick p", ".forms > p"
     go = page.get_by_test_id("quick-2")
-    _german_error(page, quick, "#quick-name", go, "   ", "Bitte gib einen Namen ein.")
+    _german_error(page, quick, "#guest-name", go, "   ", "Bitte gib einen Namen ein.")
     long = "Ein sehr langer Gastname ohne Ende"
-    _german_error(page, quick, "#quick-name", go, long, "höchstens 24 Zeichen")
+    _german_error(page, quick, "#guest-name", go, long, "höchstens 24 Zeichen")
     join = page.get_by_role("button", name="Als Gast spielen")
-    _german_error(page, guest, "#guest-name", join, "", "Bitte gib einen Namen ein.")
-    _german_error(page, guest, "#guest-name", join, long, "höchstens 24 Zeichen")
+    _german_error(page, quick, "#guest-name", join, "", "Bitte gib einen Namen ein.")
+    _german_error(page, quick, "#guest-name", join, long, "höchstens 24 Zeichen")
     register = page.get_by_role("button", name="Registrieren")
     page.locator("#acc-pw").fill("kurz")
     _german_error(page, guest, "#acc-name", register, "", "Bitte gib einen Namen ein.")
@@ -196,7 +198,7 @@ def test_forms_say_what_is_wrong_in_the_apps_own_german(server: str, browser: An
 def test_a_proposed_name_can_be_changed_later_in_the_profile(server: str, browser: Any) -> None:
     page = new_page(browser, **PHONE)
     page.goto(server + "/")
-    proposed = page.locator("#quick-name").input_value()
+    proposed = page.locator("#guest-name").input_value()
     page.get_by_test_id("quick-2").tap()
     page.locator(TABLE).wait_for()
     page.on("dialog", lambda d: d.accept())
@@ -279,4 +281,75 @@ def test_a_quick_game_without_a_held_lobby_asks_nothing(server: str, browser: An
     page.get_by_test_id("quick-2").click()
     page.locator(TABLE).wait_for()
     assert page.get_by_test_id("quick-confirm").count() == 0
+
+
+NAME_FIELDS = """() => [...document.querySelectorAll('input')]
+  .filter((el) => el.labels?.[0]?.textContent === 'Dein Name' || el.placeholder === 'Dein Name')
+  .filter((el) => el.getClientRects().length > 0)
+  .map((el) => el.id)"""
+
+
+@pytest.mark.parametrize("kind", ["phone", "desktop"])
+def test_one_name_field_and_a_long_name_cut_with_an_ellipsis(
+    server: str, browser: Any, shots: Path, kind: str
+) -> None:
+    """The start page asks for the name once (for the quick game and for signing in as a
+    guest); the header's profile chip cuts a long name with an ellipsis on a phone."""
+    phone = kind == "phone"
+    page = new_page(
+        browser, **({**PHONE, "viewport": {"width": 320, "height": 568}} if phone else DESKTOP)
+    )
+    page.goto(server + "/")
+    page.locator("#guest-name").wait_for()
+    assert page.evaluate(NAME_FIELDS) == ["guest-name"]
+    page.screenshot(path=str(shots / f"start-one-name-{kind}.png"))
+    long = "Maximiliane Xaviera Ober"  # 24 letters, the most a name may have
+    page.locator("#guest-name").fill(long)
+    page.get_by_role("button", name="Als Gast spielen").click()
+    page.get_by_test_id("create-lobby").wait_for()
+    chip = page.evaluate(
+        """() => {
+          const chip = document.querySelector('.me-chip');
+          const name = chip.firstElementChild;
+          const r = (x) => x.getBoundingClientRect();
+          return {text: name.textContent, cut: name.scrollWidth > name.clientWidth + 1,
+                  overflow: getComputedStyle(name).textOverflow,
+                  inside: r(name).right <= r(chip).right + 0.5 && r(chip).right <= innerWidth};
+        }"""
+    )
+    assert chip["text"] == long and chip["inside"], chip
+    if phone:
+        assert chip["cut"] and chip["overflow"] == "ellipsis", chip
+    else:
+        assert not chip["cut"], chip  # the desktop has room for the whole name
+    assert_no_js_errors(page)
+
+
+def test_on_the_desktop_the_host_actions_are_part_of_the_page(server: str, browser: Any) -> None:
+    """Issue 21: the lobby's sticky bar is for phones. On the desktop Mit Bots auffüllen and
+    Starten are an ordinary row under the seats and rules (no bar over the page), and the
+    styles after the replay viewer's phone rules (the quick game's card, this row) apply to the
+    desktop at all: an unclosed @media block once kept them for phones."""
+    page = new_page(browser, viewport={"width": 1280, "height": 600})
+    page.goto(server + "/")
+    go = page.locator(".quick-go")
+    go.wait_for()
+    assert go.evaluate("el => getComputedStyle(el).display") == "grid"
+    tops = {round(b["y"]) for b in (x.bounding_box() for x in go.locator("button").all()) if b}
+    assert len(tops) == 1, tops  # 2, 3 and 4 Spieler side by side
+    page.locator("#guest-name").fill("Hedi")
+    page.get_by_role("button", name="Als Gast spielen").click()
+    page.locator("#new-seats").select_option("4")
+    page.get_by_test_id("create-lobby").click()
+    page.locator(".lobby-seats").wait_for()
+    bar = page.get_by_test_id("lobby-main")
+    style = bar.evaluate(
+        "el => { const s = getComputedStyle(el); return [s.position, s.boxShadow]; }"
+    )
+    assert style == ["static", "none"], style
+    # Below the seats and the rules, where the page's flow puts it, even scrolled to the top.
+    page.evaluate("window.scrollTo(0, 0)")
+    rules = page.locator(".rule").last.bounding_box()
+    box = bar.bounding_box()
+    assert rules and box and box["y"] >= rules["y"] + rules["height"], (rules, box)
     assert_no_js_errors(page)

@@ -552,3 +552,66 @@ def test_a_move_the_server_made_for_the_player_reads_as_the_bots(server: str, br
     ]
     assert all(re.search(r"Du (legst|ziehst|passt)", x) for x in own), lines
     assert_no_js_errors(page)
+
+
+# -- long names in the viewer (issue 21) -------------------------------------------------------
+LONG_BOT = "Bot 2 (Fortgeschritten)"
+
+
+async def _one_long_named_match(settings: Any) -> str:
+    """A finished match of Rita and a bot whose name is as long as the table gives them."""
+    from domino.bots import make_bot
+    from domino.rules import MatchState, Rules, view
+    from domino.rules.record import record_of
+    from domino.server.db import Database
+
+    seats = [
+        {"name": "Rita", "kind": "human"},
+        {"name": LONG_BOT, "kind": "bot", "level": "fortgeschritten"},
+    ]
+    m = MatchState(Rules(seats=2, target=30), seed="long-names")
+    bots = [make_bot("profi", f"long-names/{i}") for i in range(2)]
+    while not m.over:
+        if m.round.over:
+            m.start_round()
+            continue
+        s = m.round.turn
+        m.apply(bots[s].choose(view(m, s)), s)
+    db = Database(settings.database_url)
+    await db.create()
+    mid = "m_longnames"
+    await db.create_match(mid, None, {"seats": 2, "target": 30}, seats, mid, 1767350000.0, [])
+    await db.finish_match(mid, 1767350600.0, {"standings": []}, record_of(m, seats=seats), [])
+    await db.close()
+    return mid
+
+
+def test_long_bot_names_are_whole_in_the_replay(
+    browser: Any, tmp_path: Path, server: str, shots: Path
+) -> None:
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from domino.server import create_app
+    from domino.server.run import free_port, serving_in_thread
+    from domino.server.settings import Settings
+
+    del server  # only for the skip when chromium is missing
+    settings = Settings(
+        host="127.0.0.1", port=free_port(), data_dir=tmp_path, signin_burst=float("inf")
+    )
+    with ThreadPoolExecutor(1) as pool:
+        mid = pool.submit(asyncio.run, _one_long_named_match(settings)).result()
+    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
+        for name, context in (("phone", PHONE), ("desktop", DESKTOP)):
+            page = new_page(browser, **context)
+            page.goto(f"{url}/#/replay/{mid}/1/0")
+            page.locator(VIEWER).wait_for()
+            names = page.locator(".replay-seat .seat-name").evaluate_all(
+                """els => els.map((e) => [e.textContent, e.scrollWidth <= e.clientWidth + 1,
+                                          e.getBoundingClientRect().right <= innerWidth])"""
+            )
+            assert [n[0] for n in names] == ["Rita", LONG_BOT], names
+            assert all(whole and seen for _text, whole, seen in names), (name, names)
+            page.screenshot(path=str(shots / f"{name}-replay-long-name.png"))
+            assert_no_js_errors(page)

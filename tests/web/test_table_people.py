@@ -146,3 +146,52 @@ def test_bots_are_always_online(server: str, browser: Any) -> None:
         assert cards.nth(i).get_attribute("data-online") == "true"
         assert cards.nth(i).locator(".badge.presence.on").inner_text() == "verbunden"
     assert_no_js_errors(page)
+
+
+SIDE_SEATS = """() => [...document.querySelectorAll('.opponents .seat:is(.pos-left, .pos-right)')]
+  .map((el) => {
+    const box = (x) => {
+      const r = x.getBoundingClientRect();
+      return [r.left, r.top, r.right, r.bottom];
+    };
+    const parts = [...el.querySelectorAll('.badge, .points, .seat-name, .back-mini, .count')]
+      .filter((x) => x.getClientRects().length > 0)
+      .map((x) => [x.className, x.textContent, ...box(x)]);
+    return {box: box(el), parts};
+  })"""
+
+
+def test_a_desktop_spectator_sees_points_clear_of_the_bot_badges(
+    server: str, browser: Any, shots: Path
+) -> None:
+    """Issue 21: on the side seats "0 Punkte" lay over the badge "Bot · Fortgeschritten"."""
+    sara = new_page(browser, **DESKTOP)
+    sign_in_as_guest(sara, server, "Hertha Seiten")
+    open_lobby_with_bots(sara, ["fortgeschritten"] * 3, mode="Klassisch")
+    start_match(sara)
+    tom = new_page(browser, **DESKTOP)
+    sign_in_as_guest(tom, server, "Tom")
+    tom.locator("#running-list li", has_text="Hertha Seiten").get_by_role(
+        "button", name="Zuschauen"
+    ).click()
+    tom.get_by_test_id("spectator-label").wait_for()
+    tom.locator(".opponents .seat").nth(2).wait_for()
+    for page in (tom, sara):
+        seats = page.evaluate(SIDE_SEATS)
+        assert len(seats) == 2, seats
+        for seat in seats:
+            parts = seat["parts"]
+            assert any("bot" in p[0] for p in parts), parts
+            for i, a in enumerate(parts):
+                assert a[2] >= seat["box"][0] - 0.5 and a[4] <= seat["box"][2] + 0.5, (a, seat)
+                for b in parts[i + 1 :]:
+                    apart = (
+                        a[4] <= b[2] + 0.5
+                        or b[4] <= a[2] + 0.5
+                        or a[5] <= b[3] + 0.5
+                        or b[5] <= a[3] + 0.5
+                    )
+                    assert apart, f"{a} overlaps {b}"
+    tom.screenshot(path=str(shots / "desktop-spectator-side-seats.png"))
+    for page in (sara, tom):
+        assert_no_js_errors(page)

@@ -7,10 +7,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from webplay import (
     MATCH_END,
     MY_TURN,
     ROUND_END,
+    SEEDS,
     assert_no_js_errors,
     new_page,
     open_lobby_with_bots,
@@ -20,6 +22,7 @@ from webplay import (
     start_match,
     version,
     wait_after,
+    wait_for_turn_or_end,
 )
 
 PHONE = {
@@ -29,6 +32,8 @@ PHONE = {
     "is_mobile": True,
 }
 W, H = 360, 740
+# The seed of a 4-seat match whose lines grow long (test_the_log_strip_never_covers_...).
+LONG_LINE_SEED = "phone-2"
 
 # Every moment a seat played by a bot is on turn, what its card shows (a MutationObserver
 # sees every render, also the short ones between two quick bot moves).
@@ -239,3 +244,155 @@ def check_score_sheet_after_round_one(page: Any, scored: str, shots: Path) -> No
     sheet.wait_for(state="detached")
     # With points on the cards (one bot scored), the rows still hold whole names.
     check_opponents(page)
+
+
+# The board, its ends and the newest-log strip below it (issue 21): boxes in page pixels.
+BOARD_AND_STRIP = """() => {
+  const box = (x) => {
+    const r = x.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  return {
+    board: box(document.querySelector('.board')),
+    drawing: box(document.querySelector('.board .line-svg')),
+    strip: box(document.querySelector('.log-box')),
+    ends: [...document.querySelectorAll('.end')].map((e) => [e.dataset.end, ...box(e)]),
+  };
+}"""
+
+
+def check_strip_clear(page: Any, size: tuple[int, int]) -> dict[str, Any]:
+    """The strip lies on the screen and outside the board; the drawing and the ends lie inside
+    the board, so no part of the line can be under the strip."""
+    geo: dict[str, Any] = page.evaluate(BOARD_AND_STRIP)
+    assert inside(geo["strip"], [0, 0, *size]), geo
+    assert not overlap(geo["strip"], geo["board"]), geo
+    assert inside(geo["drawing"], geo["board"]), geo
+    for end in geo["ends"]:
+        assert inside(end[1:], geo["board"]), geo
+        assert not overlap(end[1:], geo["strip"]), geo
+    return geo
+
+
+@pytest.mark.parametrize("size", [(360, 740), (320, 568)], ids=["360x740", "320x568"])
+def test_the_log_strip_never_covers_an_end_of_a_long_line(
+    server: str, browser: Any, shots: Path, size: tuple[int, int]
+) -> None:
+    """A whole 4-seat match, touch only. Whenever a tile fits both ends, the tile is tapped and
+    then the lower glowing end at its centre, with a finger: the move must be played. Some of
+    those ends lie on the line's bottom row, where the newest-log strip used to lie over them
+    (a tap there opened the log instead). At every turn the strip stays clear of the board."""
+    w, h = size
+    page = new_page(browser, **{**PHONE, "viewport": {"width": w, "height": h}})
+    sign_in_as_guest(page, server, "Lena")
+    open_lobby_with_bots(page, ["fortgeschritten"] * 3, mode="Blitz")
+    set_rule(page, "target", "150")
+    # A known match: its lines grow long and turn along the board's foot with a both-ends
+    # choice for Lena there, at both sizes.
+    SEEDS.append(LONG_LINE_SEED)
+    start_match(page)
+    low_taps = 0
+    end_taps = 0
+    while wait_for_turn_or_end(page) == "turn":
+        check_strip_clear(page, size)
+        # Each opponent keeps one slim row: points beside the name, as on the top seat.
+        rows = page.locator(".opponents .seat").evaluate_all(
+            """els => els.map((el) => [el.querySelector('.seat-name').getBoundingClientRect(),
+                                       el.querySelector('.points').getBoundingClientRect()])
+                         .map(([n, p]) => p.top < n.bottom && n.top < p.bottom)"""
+        )
+        assert rows == [True, True, True], rows
+        tiles = playable(page)
+        both = [t for t in tiles if t[2] == "L R"]
+        if not both:
+            before = version(page)
+            tap_a_move(page)
+            wait_after(page, before)
+            continue
+        i, tile, _fits = both[0]
+        page.locator(".hand .tile-btn").nth(i).tap()
+        page.locator(".end.glow").nth(1).wait_for()
+        geo = check_strip_clear(page, size)
+        # The lower of the two glowing ends (the one nearer the strip).
+        end = max(geo["ends"], key=lambda e: e[4])
+        cx, cy = (end[1] + end[3]) / 2, (end[2] + end[4]) / 2
+        board = geo["board"]
+        low = cy > board[1] + 0.75 * (board[3] - board[1])
+        if low and not low_taps:
+            page.screenshot(path=str(shots / f"phone-long-line-{w}x{h}.png"))
+        before = version(page)
+        page.touchscreen.tap(cx, cy)
+        page.wait_for_function(
+            """v => document.querySelector('.table-screen')?.dataset.v !== v
+                   || !!document.querySelector('[data-testid=sheet-log]')""",
+            arg=before,
+        )
+        assert page.get_by_test_id("sheet-log").count() == 0, f"the tap on {end} opened the log"
+        played = page.locator(f".hand .tile-btn[data-tile='{tile}']").count() == 0
+        assert played, f"the tap on {end} did not play {tile}"
+        end_taps += 1
+        low_taps += low
+    assert low_taps >= 1, f"no end on the line's bottom row was tapped ({end_taps} ends tapped)"
+    assert_no_js_errors(page)
+
+
+# The top bar's box and each visible part of it, and whether a chip's text is cut.
+TOP_BAR = """() => {
+  const box = (x) => {
+    const r = x.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const bar = document.querySelector('.topbar');
+  const parts = [...bar.children]
+    .filter((x) => x.getBoundingClientRect().width > 0)
+    .map((x) => ({text: x.textContent, box: box(x), cut: x.scrollWidth > x.clientWidth + 1}));
+  return {bar: box(bar), parts};
+}"""
+
+
+def check_top_bar_one_line(page: Any, size: tuple[int, int], whole: list[str]) -> None:
+    """Every part of the bar on one row, on the screen; the parts named in `whole` uncut."""
+    w, _h = size
+    top = page.evaluate(TOP_BAR)
+    bar = top["bar"]
+    assert bar[3] - bar[1] < 44, top
+    rows = {round((p["box"][1] + p["box"][3]) / 2 / 12) for p in top["parts"]}
+    assert len(rows) == 1, f"the bar wraps: {top}"
+    for part in top["parts"]:
+        assert inside(part["box"], [0, 0, w, bar[3]]), part
+    for text in whole:
+        part = next(p for p in top["parts"] if p["text"] == text)
+        assert not part["cut"], part
+    # The help button is part of that one row.
+    assert page.locator(".topbar .icon-btn").count() == 1
+
+
+@pytest.mark.parametrize("size", [(360, 740), (320, 568)], ids=["360x740", "320x568"])
+def test_the_top_bar_is_one_line_for_a_player_and_a_spectator(
+    server: str, browser: Any, shots: Path, size: tuple[int, int]
+) -> None:
+    w, h = size
+    phone = {**PHONE, "viewport": {"width": w, "height": h}}
+    sara = new_page(browser, **phone)
+    name = f"Greta {w}"  # the other size's match may still run: Tom must find this one
+    sign_in_as_guest(sara, server, name)
+    open_lobby_with_bots(sara, ["anfaenger"] * 3, mode="Klassisch")
+    start_match(sara)
+    sara.locator(".opponents .seat").nth(2).wait_for()
+    check_top_bar_one_line(sara, size, ["Klassisch", "Runde 1"])
+    sara.screenshot(path=str(shots / f"phone-top-bar-{w}x{h}.png"))
+    # Tom watches on a phone of the same size: his bar (with Zurück) is one line too, and
+    # the label "Zuschauer" still shows.
+    tom = new_page(browser, **phone)
+    sign_in_as_guest(tom, server, "Tom")
+    tom.locator("#running-list li", has_text=name).get_by_role("button", name="Zuschauen").tap()
+    tom.get_by_test_id("spectator-label").wait_for()
+    assert tom.get_by_test_id("spectator-label").is_visible()
+    check_top_bar_one_line(tom, size, ["Klassisch", "Runde 1"])
+    back = tom.locator(".topbar").get_by_role("button", name="Zurück")
+    assert back.is_visible()
+    tom.screenshot(path=str(shots / f"phone-spectator-top-bar-{w}x{h}.png"))
+    back.tap()
+    tom.get_by_test_id("create-lobby").wait_for()
+    for page in (sara, tom):
+        assert_no_js_errors(page)

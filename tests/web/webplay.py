@@ -16,6 +16,11 @@ MY_TURN = ".dock.my-turn"
 
 Page = Any  # playwright.sync_api.Page; kept loose so the module imports without playwright
 
+# Seeds for the next matches the session's server starts, taken first to last (conftest's
+# `server`); without one a match gets a random seed. A test that needs a known deal (and,
+# bots being seeded by the match, a known match) puts one here right before its start.
+SEEDS: list[str] = []
+
 
 def new_page(browser: Any, **context: Any) -> Page:
     ctx = browser.new_context(**context)

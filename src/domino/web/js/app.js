@@ -250,18 +250,15 @@ function proposedName() {
 }
 
 /** *Schnelles Spiel*: one tap on the number of players starts a Klassisch match against bots.
- * A first-time visitor's name is proposed (editable here, later in the profile). */
-function quickCard() {
+ * Signed out, `guest` is the start page's sign-in form with the one name field (`nameIn`, a
+ * friendly name proposed, editable here and later in the profile); `err` is their error line. */
+function quickCard({ guest = null, nameIn = null, err = h("p.error", { role: "alert", id: "quick-error" }) } = {}) {
   const signed = !!getToken();
-  const err = h("p.error", { role: "alert", id: "quick-error" });
-  const nameIn = signed
-    ? null
-    : h("input", { id: "quick-name", name: "name", autocomplete: "nickname", value: proposedName(), "aria-describedby": "quick-name-hint quick-error", oninput: () => (app.guestName = nameIn.value) });
   const level = h("select", { id: "quick-level", dataset: { focusKey: "quick-level" }, onchange: () => setBotLevel(level.value) },
     LEVELS.map((l) => h("option", { value: l, selected: l === botLevel() }, t(`level.${l}`))));
   const go = async (seats) => {
     const msg = { type: "quick_game", seats, level: level.value };
-    if (signed) {
+    if (signed || !nameIn) {
       // A new game is a new lobby: a lobby still held (one waiting, a match left) is left only
       // once the player says so; the server leaves it then (`leave`) and answers `lobby_left`.
       const held = app.lobby?.lobby?.code;
@@ -283,13 +280,13 @@ function quickCard() {
     }
   };
   return h(
-    "form.card.quick",
-    { novalidate: true, "data-testid": "quick", onsubmit: (ev) => (ev.preventDefault(), go(2)) },
+    "section.card.quick",
+    { "data-testid": "quick" },
     h("h2", {}, t("quick.title")),
     h("p.muted", {}, t("quick.lead")),
-    nameIn ? h("div.quick-name", {}, h("label", { for: "quick-name" }, t("start.name")), nameIn, h("p.muted.hint", { id: "quick-name-hint" }, t("quick.name_hint"))) : null,
+    signed ? null : guest,
     h("div.quick-go", {}, [2, 3, 4].map((n) =>
-      h("button.primary.big", { type: n === 2 ? "submit" : "button", "data-testid": `quick-${n}`, dataset: { focusKey: `quick-${n}` }, onclick: n === 2 ? null : () => go(n) }, t("quick.players", { n })))),
+      h("button.primary.big", { type: "button", "data-testid": `quick-${n}`, dataset: { focusKey: `quick-${n}` }, onclick: () => go(n) }, t("quick.players", { n })))),
     h("div.row.quick-level", {}, h("label", { for: "quick-level" }, t("quick.level")), level),
     err,
   );
@@ -328,27 +325,30 @@ function closeOverlay() {
 
 function startScreen() {
   const err = h("p.error", { role: "alert" });
-  const nameIn = h("input", { id: "guest-name", name: "name", autocomplete: "nickname", placeholder: t("start.name") });
+  // One name field for both ways in (a quick game, or signing in as a guest first).
+  const nameErr = h("p.error", { role: "alert", id: "quick-error" });
+  const nameIn = h("input", { id: "guest-name", name: "name", autocomplete: "nickname", value: proposedName(), "aria-describedby": "quick-name-hint quick-error", oninput: () => (app.guestName = nameIn.value) });
   const guest = h(
-    "form.card.guest",
+    "form.guest.quick-name",
     {
       novalidate: true,
       onsubmit: async (ev) => {
         ev.preventDefault();
         const name = nameIn.value.trim();
-        if (!fieldError(err, nameIn, nameProblem(name))) return;
+        if (!fieldError(nameErr, nameIn, nameProblem(name))) return;
         try {
           const res = await api("/guest", { method: "POST", body: { name } });
           signedIn(res);
         } catch (e) {
-          err.textContent = errorText(e);
+          fieldError(nameErr, nameIn, errorText(e));
         }
       },
     },
     h("label", { for: "guest-name" }, t("start.name")),
-    h("div.row", {}, nameIn, h("button.primary", { type: "submit" }, t("start.guest"))),
+    h("div.row", {}, nameIn, h("button", { type: "submit" }, t("start.guest"))),
+    h("p.muted.hint", { id: "quick-name-hint" }, t("quick.name_hint")),
   );
-  const accName = h("input", { id: "acc-name", autocomplete: "username", placeholder: t("start.name") });
+  const accName = h("input", { id: "acc-name", autocomplete: "username", placeholder: t("start.account_name"), "aria-label": t("start.account_name") });
   const accPw = h("input", { id: "acc-pw", type: "password", autocomplete: "current-password", placeholder: t("start.password") });
   const account = async (path) => {
     const name = accName.value.trim();
@@ -377,7 +377,7 @@ function startScreen() {
     h("p.tagline", {}, t("ui.tagline")),
     h("ul.facts", {}, h("li", {}, t("start.fact_players")), h("li", {}, t("start.fact_bots")), h("li", {}, t("start.fact_free"))),
   );
-  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard(), guest, acc, err));
+  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), acc, err));
 }
 
 function updateLists() {

@@ -503,13 +503,14 @@ export class TableView {
     const s = this.state;
     const v = s.view || {};
     const rules = s.rules || {};
+    const target = rules.target_points ?? rules.target ?? "";
     clear(this.topEl);
     this.topEl.append(
       ...[
-      h("span.chip.mode", {}, t(`mode.${rules.mode || "klassisch"}`)),
+      h("span.chip.mode", { title: t(`mode.${rules.mode || "klassisch"}`) }, t(`mode.${rules.mode || "klassisch"}`)),
       h("span.chip", {}, t("table.round", { n: v.round || 1 })),
-      h("span.chip", {}, t("table.target", { n: rules.target_points ?? rules.target ?? "" })),
-      this.me === null ? h("span.chip.spectator", { "data-testid": "spectator-label" }, t("table.spectator")) : null,
+      // A narrow phone shows "bis 150"; screen readers always get "Ziel: 150".
+      h("span.chip.target", {}, h("span.long", {}, t("table.target", { n: target })), h("span.short", { "aria-hidden": "true" }, t("table.target_short", { n: target }))),
       h("span.spacer"),
       h("button.link.score-btn", { type: "button", dataset: { focusKey: "b:score" }, onclick: () => this.openSheet("score"), "aria-label": t("table.score_sheet"), "aria-haspopup": "dialog" },
         h("span.score-icon", { "aria-hidden": "true" }, "☰"), h("span.long", {}, t("table.score_sheet"))),
@@ -517,7 +518,10 @@ export class TableView {
         ? h("button.link.leave", { type: "button", dataset: { focusKey: "b:leave" }, onclick: () => this.leave(), "aria-label": t("table.leave") },
             h("span.long", {}, t("table.leave")), h("span.short", { "aria-hidden": "true" }, t("lobby.leave")))
         : null,
-      this.me === null ? h("button.link", { type: "button", dataset: { focusKey: "b:home" }, onclick: () => this.hooks.home() }, t("ui.back")) : null,
+      this.me === null
+        ? h("button.link.back", { type: "button", dataset: { focusKey: "b:home" }, onclick: () => this.hooks.home(), "aria-label": t("ui.back") },
+            h("span.long", {}, t("ui.back")), h("span.short", { "aria-hidden": "true" }, "←"))
+        : null,
       h("button.icon-btn", { type: "button", dataset: { focusKey: "b:help" }, onclick: () => this.hooks.help(), "aria-label": t("ui.help") }, "?"),
       ].filter(Boolean),
     );
@@ -565,8 +569,9 @@ export class TableView {
     if (!this.state) return;
     const v = this.state.view || {};
     const line = v.line || [];
-    // The board component (board.js) draws from the plain view; the table adds the ends.
-    const lay = this.board.render(v, this.boardEl.clientWidth || 300, this.boardEl.clientHeight || 200);
+    // The board component (board.js) draws from the plain view; the table adds the ends. Both
+    // fill the ends' box, which a phone keeps a little inside the board (app.css).
+    const lay = this.board.render(v, this.endsEl.clientWidth || 300, this.endsEl.clientHeight || 200);
     this.lay = lay;
     this.lineText.textContent = `${t("table.line")}: ${line.map((l) => `${l[1]}|${l[2]}`).join(", ")}`;
     this.renderEnds();
@@ -601,7 +606,7 @@ export class TableView {
     const fit = tile ? this.fits(tile) : [];
     if (tile) this.trace(`ends for ${tile}: ${fit.join("")}`);
     const [, , vw] = this.lay.viewBox;
-    const unitPx = (this.boardEl.clientWidth || 300) / (vw / UNIT);
+    const unitPx = (this.endsEl.clientWidth || 300) / (vw / UNIT);
     for (const end of ["L", "R"]) {
       const e = this.lay.ends[end];
       const [px, py] = this.toPct(e.x, e.y);
@@ -652,7 +657,8 @@ export class TableView {
     if (this.me === null) {
       // Spectators: no hand at all, only seat 0's public card (the others sit around).
       this.dockEl.classList.add("spectating");
-      this.meEl.append(this.seatCard(0));
+      // The label sits here, not in the top bar: that stays one line on a phone.
+      this.meEl.append(h("span.chip.spectator", { "data-testid": "spectator-label" }, t("table.spectator")), this.seatCard(0));
       if (lagerOn) this.meEl.append(this.lagerInfo(v.lager ?? 0));
       return;
     }
