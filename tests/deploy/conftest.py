@@ -13,8 +13,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from domino.server.db import Database
 from server.harness import answered, latest_state
-from server.redis_keys import forget
-from server.test_failover import NEEDS, PG_URL, REDIS_URL, match_on, node, redis_prefix, until_turn
+from server.redis_keys import REDIS_ADMIN, forget, redis_url
+from server.test_failover import NEEDS, PG_URL, match_on, node, redis_prefix, until_turn
 
 #: The repository's deploy/ folder.
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
@@ -52,7 +52,7 @@ def served_metrics(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     """Every sample name a node of a cluster serves on /metrics (histograms as their
     ``_bucket``, ``_sum`` and ``_count``, counters as ``_total``), after a match was
     started and a move played, so that the labelled series exist too."""
-    if not (PG_URL and REDIS_URL):
+    if not (PG_URL and REDIS_ADMIN):
         pytest.skip(NEEDS)
     prefix = f"dp{secrets.token_hex(3)}_"
     try:
@@ -70,7 +70,7 @@ def served_metrics(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
         finally:
             h.close()
     finally:
-        forget(str(REDIS_URL), redis_prefix(prefix))
+        forget(redis_url(), redis_prefix(prefix))
         asyncio.run(_drop(prefix))
     return {s.name for family in text_string_to_metric_families(text) for s in family.samples}
 
