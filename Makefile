@@ -77,6 +77,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 types: $(OS_STAMP)
 	$(BIN)/mypy

@@ -235,7 +235,10 @@ def test_state_of_view_matches_what_the_seat_sees(seats: int, pairs: bool, mode:
         assert st.current_player() == v.seat
         assert k.hands[v.seat] == sum(t.mask for t in v.hand)
         assert (k.left, k.right, k.left_double, k.right_double) == (
-            v.left, v.right, v.left_double, v.right_double,
+            v.left,
+            v.right,
+            v.left_double,
+            v.right_double,
         )
         assert [m.bit_count() for m in k.hands] == list(v.hand_counts)
         assert len(k.lager) == v.lager_count and k.side_fives == list(rnd.side_fives)
@@ -288,7 +291,7 @@ def test_the_game_is_the_servers_round(spec: str) -> None:
                 moves.append((seat, legal, action, state.k.es))
         rules, h = state.rules, state.hand_size
         tiles = [TILES[t] for t in deal]
-        hands = tuple(tuple(tiles[s * h:(s + 1) * h]) for s in range(rules.seats))
+        hands = tuple(tuple(tiles[s * h : (s + 1) * h]) for s in range(rules.seats))
         rest = [TILES[t] for t in range(28) if t not in deal and t not in drawn]
         lager: tuple[Tile, ...] = ()
         out: tuple[Tile, ...] = tuple(rest)

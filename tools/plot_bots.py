@@ -21,8 +21,12 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
-NAMES = {"anfaenger": "Anfänger", "fortgeschritten": "Fortgeschr.", "profi": "Profi",
-         "meister": "Meister"}
+NAMES = {
+    "anfaenger": "Anfänger",
+    "fortgeschritten": "Fortgeschr.",
+    "profi": "Profi",
+    "meister": "Meister",
+}
 ORDER = ("anfaenger", "fortgeschritten", "profi", "meister")
 
 
@@ -87,8 +91,13 @@ def main(argv: list[str]) -> int:
             per = d["per_level"][first]
             lo, hi = per["ci95"]
             rate = per["win_rate"]
-            ax.bar(x, rate, color=colours[k % len(colours)], width=0.8,
-                   label=name if d is rows[0] else None)
+            ax.bar(
+                x,
+                rate,
+                color=colours[k % len(colours)],
+                width=0.8,
+                label=name if d is rows[0] else None,
+            )
             ax.errorbar(x, rate, yerr=[[rate - lo], [hi - rate]], color="black", capsize=4)
             ax.text(x, hi + 0.01, f"{rate:.0%}", ha="center", fontsize=8)
             ticks.append(x)

@@ -62,8 +62,12 @@ def test_checkpoints_are_prefixes_of_the_run() -> None:
     rules = Rules(seats=2)
     seen: list[tuple[int, float]] = []
     play_arena(
-        rules, ("profi", "anfaenger"), 8, "cp",
-        checkpoint=lambda r: seen.append((r.matches, r.stats["profi"].wins)), every=4,
+        rules,
+        ("profi", "anfaenger"),
+        8,
+        "cp",
+        checkpoint=lambda r: seen.append((r.matches, r.stats["profi"].wins)),
+        every=4,
     )
     assert [m for m, _ in seen] == [4]
     prefix = play_arena(rules, ("profi", "anfaenger"), 4, "cp")

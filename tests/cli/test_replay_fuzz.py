@@ -66,8 +66,12 @@ scalars = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=12),
     st.text(alphabet=UNICODE_DIGITS + "0123456|LRDP +-_", max_size=8),
-    st.builds(lambda a, b, e: f"{a}|{b} {e}", st.sampled_from(UNICODE_DIGITS + "0123456789"),
-              st.sampled_from(UNICODE_DIGITS + "0123456"), st.sampled_from("LRlrX")),
+    st.builds(
+        lambda a, b, e: f"{a}|{b} {e}",
+        st.sampled_from(UNICODE_DIGITS + "0123456789"),
+        st.sampled_from(UNICODE_DIGITS + "0123456"),
+        st.sampled_from("LRlrX"),
+    ),
     st.sampled_from(WORDS),
 )
 values = st.one_of(

@@ -163,11 +163,13 @@ async def finish(people: People, bound: float = LONG) -> None:
         people.all,
         lambda: all(p.over for p in people.all),
         "everyone saw the end",
-        detail=lambda: "; ".join(p.describe() for p in people.all if not p.over)
-        + " | matches "
-        + ", ".join(f"T{i}={party.match}" for i, party in enumerate(people.parties))
-        + " | "
-        + node_story(people.c),
+        detail=lambda: (
+            "; ".join(p.describe() for p in people.all if not p.over)
+            + " | matches "
+            + ", ".join(f"T{i}={party.match}" for i, party in enumerate(people.parties))
+            + " | "
+            + node_story(people.c)
+        ),
     )
 
 

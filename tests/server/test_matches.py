@@ -102,9 +102,7 @@ def test_reconnect_with_the_same_token_gives_the_seat_at_once(h: Harness) -> Non
     # The very first snapshot already shows the seat connected again (no correction follows).
     assert snap["seats"][0]["connected"]
     h.settle()
-    repeats = [
-        m for m in again.drain() if m["type"] == "state" and m["v"] == snap["v"]
-    ]
+    repeats = [m for m in again.drain() if m["type"] == "state" and m["v"] == snap["v"]]
     assert repeats == []
 
 

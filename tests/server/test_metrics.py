@@ -176,9 +176,7 @@ def test_a_metrics_token_is_required_when_set(tmp_path: Path) -> None:
 
 def test_metrics_on_an_address_of_their_own(tmp_path: Path) -> None:
     own = f"127.0.0.1:{free_port()}"
-    settings = Settings(
-        host="127.0.0.1", port=free_port(), data_dir=tmp_path, metrics_listen=own
-    )
+    settings = Settings(host="127.0.0.1", port=free_port(), data_dir=tmp_path, metrics_listen=own)
     with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
         assert httpx.get(f"{url}/metrics", timeout=10).status_code == 404
         r = httpx.get(f"http://{own}/metrics", timeout=10)

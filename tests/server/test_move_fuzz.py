@@ -52,8 +52,10 @@ def test_any_move_text_gets_a_state_or_a_known_error_never_internal_error(
         v = h.service.runners[mid].table.version
         anna.send({"type": "move", "match": mid, "move": text, "v": v})
         reply = anna.recv_until(
-            lambda m, v=v: m.get("match_id", m.get("match")) == mid
-            and (m["type"] == "error" or (m["type"] == "state" and m["v"] > v))
+            lambda m, v=v: (
+                m.get("match_id", m.get("match")) == mid
+                and (m["type"] == "error" or (m["type"] == "state" and m["v"] > v))
+            )
         )
         if reply["type"] == "state":
             continue  # the text was a legal move

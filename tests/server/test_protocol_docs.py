@@ -146,8 +146,10 @@ def _called(node: ast.Call) -> str | None:
 def _logs(node: ast.Call) -> bool:
     """A logger's call (``log.error("...")``): its text is a log line, not an error code."""
     f = node.func
-    return isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and (
-        f.value.id in ("log", "logger", "logging")
+    return (
+        isinstance(f, ast.Attribute)
+        and isinstance(f.value, ast.Name)
+        and (f.value.id in ("log", "logger", "logging"))
     )
 
 

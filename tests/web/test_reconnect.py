@@ -239,8 +239,7 @@ def test_a_new_lobby_refused_by_a_draining_node_is_made_on_another(
     assert len(refused) == 1
     trace = net_trace(page)
     assert any(
-        line.endswith("node_draining for create_lobby: reconnect in 0 ms (quiet)")
-        for line in trace
+        line.endswith("node_draining for create_lobby: reconnect in 0 ms (quiet)") for line in trace
     )
     assert page.evaluate("window.__shown") == []
     assert_no_js_errors(page)

@@ -105,9 +105,7 @@ class Metrics:
         Gauge("domino_draining", "1 while the node drains (SIGTERM)", registry=r).set_function(
             draining
         )
-        Gauge("domino_leases_held", "Match leases this node holds", registry=r).set_function(
-            leases
-        )
+        Gauge("domino_leases_held", "Match leases this node holds", registry=r).set_function(leases)
         if router is not None and hasattr(router, "healthy"):  # a cluster's node
             Gauge("domino_redis_up", "1 while Redis answers the router", registry=r).set_function(
                 lambda: float(router.healthy)
