@@ -192,8 +192,33 @@ __all__ = [
     "as_flags",
     "env_name",
     "haproxy_environment",
+    "haproxy_status",
     "node_settings",
     "read_env_file",
     "unit_command",
     "write_env_file",
 ]
+
+
+def haproxy_status(socket_path: Path, backend: str = "nodes") -> dict[str, str]:
+    """Each server of ``backend`` and its state (``UP``, ``DOWN``, ``UP 1/2``, ``MAINT``
+    ...), from ``show stat`` on HAProxy's runtime API (``socat`` does the same by hand)."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(5.0)
+        s.connect(str(socket_path))
+        s.sendall(b"show stat\n")
+        chunks = []
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+    lines = b"".join(chunks).decode().splitlines()
+    if not lines or not lines[0].startswith("# "):
+        raise ValueError(f"unexpected answer to show stat: {lines[:1]}")
+    header = lines[0][2:].split(",")
+    rows = (dict(zip(header, line.split(","), strict=False)) for line in lines[1:] if line)
+    return {
+        r["svname"]: r.get("status", "")
+        for r in rows
+        if r.get("pxname") == backend and r.get("svname") not in ("BACKEND", "FRONTEND")
+    }
