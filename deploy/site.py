@@ -69,6 +69,7 @@ PACKAGES = {
     "redis-server": "redis-cli",
     "haproxy": "haproxy",
     "openssl": "openssl",
+    "socat": None,  # HAProxy's runtime API by hand (show stat)
     "nftables": None,  # step 9's rules; not applied on a test machine
     "prometheus": "promtool",  # only its promtool is used (step 12)
 }
@@ -85,6 +86,11 @@ class SiteError(RuntimeError):
 def say(*cmd: str) -> None:
     """Print the command a step runs (or stands for)."""
     print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
+
+
+def sh(line: str) -> None:
+    """Print a shell line a step stands for, as the guide writes it."""
+    print("$ " + line, flush=True)
 
 
 def run(*cmd: str, env: dict[str, str] | None = None, show: bool = True) -> str:
@@ -262,9 +268,10 @@ def step_database(site: Site, args: argparse.Namespace) -> None:
         raise SiteError(f"the role or database {name} exists already: choose another --name")
     site.state["created_db"] = True  # from here on, down --purge drops them
     site.save()
-    say(*psql[:-1] if args.pg_admin else psql, "-c", f"CREATE ROLE {name} LOGIN PASSWORD '...'")
+    sh(f"runuser -u postgres -- psql -c \"CREATE ROLE {name} LOGIN PASSWORD 'SECRET'\"")
     run(*psql, "-c", f"CREATE ROLE {name} LOGIN PASSWORD '{password}'", show=False)
-    run(*psql, "-c", f"CREATE DATABASE {name} OWNER {name}")
+    sh(f'runuser -u postgres -- psql -c "CREATE DATABASE {name} OWNER {name}"')
+    run(*psql, "-c", f"CREATE DATABASE {name} OWNER {name}", show=False)
     admin = urlsplit(args.pg_admin or "postgresql://127.0.0.1:5432/postgres")
     host = admin.hostname or "127.0.0.1"
     site.state["db"] = f"postgresql+asyncpg://{name}:{password}@{host}:{admin.port or 5432}/{name}"
@@ -280,7 +287,7 @@ def step_redis(site: Site, args: argparse.Namespace) -> None:
     site.state["created_redis_user"] = True
     site.save()
     rule = ["on", "~*", "&*", "+@all"]
-    say(*cli, "ACL", "SETUSER", name, rule[0], ">...", *rule[1:])
+    sh(f"redis-cli ACL SETUSER {name} on '>SECRET' '~*' '&*' '+@all'")
     run(*cli, "ACL", "SETUSER", name, rule[0], f">{password}", *rule[1:], show=False)
     parts = urlsplit(admin)
     netloc = f"{name}:{password}@{parts.hostname or '127.0.0.1'}:{parts.port or 6379}"
@@ -324,7 +331,7 @@ def _node_env() -> dict[str, str]:
 
 def step_migrate(site: Site, args: argparse.Namespace) -> None:
     """6. The tables: domino db upgrade."""
-    say("set", "-a;", ".", "/etc/domino/node.env;", "set", "+a")
+    sh("set -a; . /etc/domino/node.env; set +a")
     env = _node_env() | read_env_file(site.etc / "node.env")
     run(site.state["domino"], "db", "upgrade", env=env)
 
@@ -477,7 +484,7 @@ def step_backup(site: Site, args: argparse.Namespace) -> None:
     """12. A backup: domino db backup."""
     folder = site.path("/var/backups/domino")
     folder.mkdir(parents=True, exist_ok=True)
-    say("set", "-a;", ".", "/etc/domino/node.env;", "set", "+a")
+    sh("set -a; . /etc/domino/node.env; set +a")
     env = _node_env() | read_env_file(site.etc / "node.env")
     file = folder / (time.strftime("%Y-%m-%d-%H%M%S") + ".dump")
     print(run(site.state["domino"], "db", "backup", str(file), env=env).strip())
@@ -569,8 +576,9 @@ def purge(site: Site, args: argparse.Namespace) -> None:
     st, name = site.state, site.state["name"]
     if st.get("created_db"):
         psql = _psql(args)
-        run(*psql, "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        run(*psql, "-c", f"DROP ROLE IF EXISTS {name}")
+        for sql in (f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", f"DROP ROLE IF EXISTS {name}"):
+            sh(f'runuser -u postgres -- psql -c "{sql}"')
+            run(*psql, "-c", sql, show=False)
         st["created_db"] = False
     if st.get("created_redis_user"):
         import redis

@@ -181,7 +181,7 @@ async def play_through_a_rolling_restart(work: Path, state: dict[str, Any]) -> N
     ``rolling-restart`` restarts every node; the match goes on after it."""
     context = ssl.create_default_context(cafile=state["ca"])
     url = state["url"]
-    anna = SiteClient("Anna", url, delay=0.05, tls=context)
+    anna = SiteClient("Anna", url, delay=0.3, tls=context)  # the match outlasts the restart
     async with httpx.AsyncClient(verify=context, timeout=30) as http:
         await anna.signup(http)
         assert (await http.get(url + "/metrics")).status_code == 404
