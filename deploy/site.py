@@ -474,7 +474,7 @@ def step_rolling_restart(site: Site, args: argparse.Namespace) -> None:
             )
             wait(lambda name=name: not site.alive(name), f"{name} to stop", bound)
             start_node(site, name)
-        say("echo", "show stat", "|", "socat", "stdio", "/run/haproxy/admin.sock")
+        sh('echo "show stat" | socat stdio /run/haproxy/admin.sock')
         wait(lambda name=name: _healthy(site, name) and site.status()[name] == "UP",
              f"{name} UP in HAProxy again")  # fmt: skip
         print(f"{name}: UP again")
