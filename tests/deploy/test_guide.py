@@ -73,7 +73,9 @@ def test_the_walk_through_and_the_script_have_the_same_steps_in_the_same_order()
 
 def test_the_env_files_are_what_the_unit_reads(tmp_path: Path) -> None:
     """What step 5 writes, read back through the unit as step 7 starts a node."""
-    from domino.loadtest.guide import node_settings, unit_command, write_env_file
+    from domino.cli import build_parser
+    from domino.cli.serve import environment_table
+    from domino.loadtest.guide import as_env, node_settings, unit_command, write_env_file
 
     site = load_script()
     shared = {"DOMINO_DB": "postgresql+asyncpg://u:p@h/d", "DOMINO_HOST": "0.0.0.0"}
@@ -87,6 +89,17 @@ def test_the_env_files_are_what_the_unit_reads(tmp_path: Path) -> None:
     assert env["DOMINO_DB"] == shared["DOMINO_DB"]
     assert env["DOMINO_DATA"] == "/var/lib/domino/node2"
     assert env["DOMINO_DRAIN_GRACE"] == str(int(site.UNIT_GRACE))
+    # Every variable the guide writes is the one `domino serve` reads for that flag.
+    every = node_settings(
+        db="d", node="n", port=1, public_url="u", host="h", table_prefix="t_", redis="r",
+        redis_prefix="p:", forwarded_allow_ips="f", drain_grace=1.0, data="a",
+        metrics_listen="m", metrics_token="k",
+    )  # fmt: skip
+    sub = build_parser()._subparsers
+    assert sub is not None
+    serve = sub._group_actions[0].choices["serve"]  # type: ignore[index]
+    table = dict(environment_table(serve))
+    assert as_env(every) == {table[flag]: value for flag, value in every.items()}
     assert node_settings(db="x", node="n", port=1, public_url="u", redis_prefix="p:") == {
         "--port": "1",
         "--db": "x",
