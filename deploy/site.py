@@ -32,6 +32,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import secrets
 import shlex
 import shutil
@@ -397,7 +398,15 @@ def step_haproxy(site: Site, args: argparse.Namespace) -> None:
     # A site copies the file as it is (three server lines); here it runs unprivileged.
     cfg.write_text(render_config(template, len(st["nodes"])) if st["local"] else template)
     say("cp", "deploy/haproxy.cfg", "/etc/haproxy/haproxy.cfg")
+    # HAProxy raises its open files to about 2 x maxconn (100000 by default) and refuses
+    # to start where the hard limit is lower (a container): then it gets less.
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    maxconn = None
+    if hard != resource.RLIM_INFINITY and hard < 2 * 100_000 + 100:
+        maxconn = (hard - 100) // 2
+        print(f"(open files limited to {hard} here: DOMINO_MAXCONN={maxconn})")
     env = haproxy_environment(
+        maxconn=maxconn,
         nodes=[(n["name"], f"{n['host']}:{n['port']}") for n in st["nodes"]],
         bind=f"{st['public_host']}:{st['https_port']}",
         http_bind=f"{st['public_host']}:{st['http_port']}",
