@@ -42,6 +42,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -366,7 +367,7 @@ def step_units(site: Site, args: argparse.Namespace) -> None:
     for name in site.names:
         start_node(site, name)
     for name in site.names:
-        wait(lambda name=name: _healthy(site, name), f"{name}'s /api/health 200")
+        wait(partial(_healthy, site, name), f"{name}'s /api/health 200")
 
 
 def step_tls(site: Site, args: argparse.Namespace) -> None:
@@ -470,23 +471,27 @@ def step_firewall(site: Site, args: argparse.Namespace) -> None:
 
 def step_rolling_restart(site: Site, args: argparse.Namespace) -> None:
     """11. A rolling restart: one node after the other."""
-    bound = stop_bound(UNIT_GRACE) + 10
     for name in site.names:
-        say("systemctl", "restart", f"domino@{name}")
-        if not site.state["local"]:
-            run("systemctl", "restart", f"domino@{name}")
-        else:
-            site.signal(name, signal.SIGTERM)  # the unit's KillSignal: drain, hand over, stop
-            wait(
-                lambda name=name: site.status()[name].startswith("DOWN"),
-                f"HAProxy to take {name} out",
-            )
-            wait(lambda name=name: not site.alive(name), f"{name} to stop", bound)
-            start_node(site, name)
-        sh('echo "show stat" | socat stdio /run/haproxy/admin.sock')
-        wait(lambda name=name: _healthy(site, name) and site.status()[name] == "UP",
-             f"{name} UP in HAProxy again")  # fmt: skip
+        restart_node(site, name)
         print(f"{name}: UP again")
+
+
+def restart_node(site: Site, name: str) -> None:
+    """``systemctl restart domino@NAME``, and wait until HAProxy has it ``UP`` again."""
+    say("systemctl", "restart", f"domino@{name}")
+    if not site.state["local"]:
+        run("systemctl", "restart", f"domino@{name}")
+    else:
+        site.signal(name, signal.SIGTERM)  # the unit's KillSignal: drain, hand over, stop
+        wait(lambda: site.status()[name].startswith("DOWN"), f"HAProxy to take {name} out")
+        bound = stop_bound(UNIT_GRACE) + 10
+        wait(lambda: not site.alive(name), f"{name} to stop", bound)
+        start_node(site, name)
+    sh('echo "show stat" | socat stdio /run/haproxy/admin.sock')
+    wait(
+        lambda: _healthy(site, name) and site.status()[name] == "UP",
+        f"{name} UP in HAProxy again",
+    )
 
 
 def step_backup(site: Site, args: argparse.Namespace) -> None:
@@ -604,7 +609,7 @@ def purge(site: Site, args: argparse.Namespace) -> None:
         say("redis-cli", "-u", admin, "ACL", "DELUSER", name)
         client = redis.Redis.from_url(admin)
         try:
-            client.execute_command("ACL", "DELUSER", name)
+            client.acl_deluser(name)
         finally:
             client.close()
         st["created_redis_user"] = False
