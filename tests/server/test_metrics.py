@@ -188,3 +188,23 @@ def test_metrics_on_an_address_of_their_own(tmp_path: Path) -> None:
         with socket.create_connection((host, int(port))) as raw:
             raw.sendall(b"\r\n\r\n")
             assert raw.recv(100).startswith(b"HTTP/1.1 400")
+
+
+def test_metrics_on_an_address_of_their_own_ask_for_the_token_too(tmp_path: Path) -> None:
+    """--metrics-listen with --metrics-token: the scraper's address needs the token as well."""
+    own = f"127.0.0.1:{free_port()}"
+    settings = Settings(
+        host="127.0.0.1",
+        port=free_port(),
+        data_dir=tmp_path,
+        metrics_listen=own,
+        metrics_token="s3cret",
+    )
+    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
+        assert httpx.get(f"{url}/metrics", timeout=10).status_code == 404
+        for headers in ({}, {"authorization": "Bearer falsch"}, {"authorization": "s3cret"}):
+            r = httpx.get(f"http://{own}/metrics", headers=headers, timeout=10)
+            assert r.status_code == 401, headers
+        bearer = {"authorization": "Bearer s3cret"}
+        r = httpx.get(f"http://{own}/metrics", headers=bearer, timeout=10)
+        assert r.status_code == 200 and "domino_sockets" in r.text

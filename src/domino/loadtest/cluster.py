@@ -48,6 +48,8 @@ import httpx
 
 from domino.server.run import free_port
 
+from .guide import as_flags, haproxy_environment, node_settings
+
 #: The repository's HAProxy configuration (a source checkout; pass another with ``config``).
 HAPROXY_CFG = Path(__file__).resolve().parents[3] / "deploy" / "haproxy.cfg"
 #: How long a start (or a wait for HAProxy to see a change) may take, in seconds.
@@ -227,18 +229,28 @@ class Cluster:
             raise ClusterError(f"domino db upgrade failed: {done.stderr.decode(errors='replace')}")
         self.migrated = True
 
+    def settings(self, k: int) -> dict[str, str]:
+        """Node ``k``'s settings by flag: the same :func:`~domino.loadtest.guide.node_settings`
+        docs/deploy.md's walk-through (``deploy/site.py``) writes into the nodes' files."""
+        node = self.node(k)
+        return node_settings(
+            port=node.port,
+            db=self.db_url,
+            table_prefix=self.prefix,
+            node=node.name,
+            # The page is opened through HAProxy: its address is the Origin the sockets carry.
+            public_url=self.url,
+            # HAProxy's X-Forwarded-For names the player (the sign-in budget counts it).
+            forwarded_allow_ips="127.0.0.1",
+            drain_grace=self.drain_grace,
+            data=str(self.dir / node.name),
+            redis=self.redis_url,
+            redis_prefix=self.redis_prefix,
+        )
+
     def command(self, k: int) -> list[str]:
         """The command line of node ``k``."""
-        node = self.node(k)
-        cmd = [self.python, "-m", "domino.cli", "serve", "--port", str(node.port)]
-        cmd += ["--db", self.db_url, "--table-prefix", self.prefix, "--node", node.name]
-        # The page is opened through HAProxy: its address is the Origin the sockets carry.
-        cmd += ["--public-url", self.url, "--log-format", "json"]
-        # HAProxy's X-Forwarded-For names the player (the sign-in budget counts it).
-        cmd += ["--forwarded-allow-ips", "127.0.0.1"]
-        cmd += ["--drain-grace", str(self.drain_grace), "--data", str(self.dir / node.name)]
-        if self.redis_url:
-            cmd += ["--redis", self.redis_url, "--redis-prefix", self.redis_prefix]
+        cmd = [self.python, "-m", "domino.cli", "serve", *as_flags(self.settings(k))]
         cmd += self.extra
         if self.node_extra is not None:
             cmd += self.node_extra(k)
@@ -254,21 +266,19 @@ class Cluster:
 
     def environment(self) -> dict[str, str]:
         """The variables the rendered configuration reads."""
-        env = dict(os.environ)
+        env = {k: v for k, v in os.environ.items() if k != "DOMINO_PLAIN_HTTP"}
         env.update(
-            DOMINO_BIND=f"127.0.0.1:{self.port}",
-            DOMINO_HAPROXY_SOCKET=str(self.socket),
-            DOMINO_CHECK_INTER=self.check_inter,
-            DOMINO_CHECK_TIMEOUT=self.check_timeout,
-            DOMINO_MAXCONN="2000",
+            haproxy_environment(
+                nodes=[(node.name, f"127.0.0.1:{node.port}") for node in self.nodes],
+                bind=f"127.0.0.1:{self.port}",
+                socket=self.socket,
+                cert=self.tls,
+                http_bind=f"127.0.0.1:{self.http_port}",
+                check_inter=self.check_inter,
+                check_timeout=self.check_timeout,
+                maxconn=2000,
+            )
         )
-        if self.tls is None:
-            env["DOMINO_PLAIN_HTTP"] = "1"
-        else:
-            env.pop("DOMINO_PLAIN_HTTP", None)
-            env.update(DOMINO_CERT=str(self.tls), DOMINO_HTTP_BIND=f"127.0.0.1:{self.http_port}")
-        for node in self.nodes:
-            env[f"DOMINO_{node.name.upper()}"] = f"127.0.0.1:{node.port}"
         return env
 
     def _start_haproxy(self, binary: str) -> None:

@@ -122,7 +122,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         listener = None
         if settings.metrics_listen:
             host, port = settings.metrics_address
-            listener = await serve_metrics(host, port, service.metrics.render)
+            listener = await serve_metrics(
+                host, port, service.metrics.render, settings.metrics_token
+            )
         try:
             yield
         finally:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
 import sys
 import time
 import traceback
@@ -170,18 +171,35 @@ _HEAD_LIMIT = 8192
 _HEAD_TIMEOUT = 5.0
 
 
-async def serve_metrics(host: str, port: int, render: Callable[[], bytes]) -> asyncio.Server:
+async def serve_metrics(
+    host: str, port: int, render: Callable[[], bytes], token: str | None = None
+) -> asyncio.Server:
     """Answer ``GET /metrics`` on an address of its own (``domino serve
     --metrics-listen``), on the node's event loop, so that the scrape reads the node's
     state where it lives; everything else gets 404, a malformed request 400. One
-    request per connection (Prometheus opens one per scrape)."""
+    request per connection (Prometheus opens one per scrape). With ``token``
+    (``--metrics-token``) only a request with ``Authorization: Bearer TOKEN`` gets
+    them; any other 401."""
+
+    def allowed(head: bytes) -> bool:
+        if token is None:
+            return True
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"authorization":
+                scheme, _, given = value.strip().partition(b" ")
+                if scheme.lower() == b"bearer":
+                    return secrets.compare_digest(given.strip(), token.encode())
+        return False
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _HEAD_TIMEOUT)
             method, path, *_ = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")
             path = path.partition("?")[0]
-            if method in ("GET", "HEAD") and path == "/metrics":
+            if method in ("GET", "HEAD") and path == "/metrics" and not allowed(head):
+                status, body, kind = "401 Unauthorized", b"token needed\n", "text/plain"
+            elif method in ("GET", "HEAD") and path == "/metrics":
                 status, body, kind = "200 OK", render(), CONTENT_TYPE
             else:
                 status, body, kind = "404 Not Found", b"not found\n", "text/plain"
