@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import signal
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -147,8 +149,37 @@ class NodeServer(uvicorn.Server):
         self.should_exit = True
 
 
+#: The kernel's range of ephemeral ports where /proc does not say (Linux's default).
+_EPHEMERAL_DEFAULT = (32768, 60999)
+
+
+def _ephemeral_ports() -> tuple[int, int]:
+    try:
+        lo, hi = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(lo), int(hi)
+    except (OSError, ValueError):
+        return _EPHEMERAL_DEFAULT
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now."""
+    """A TCP port on 127.0.0.1 that is free right now, for a listener started later.
+
+    It lies outside the kernel's range of ephemeral ports: a port from that range can be
+    taken by any outgoing connection made before the listener binds it (a node's
+    connections to PostgreSQL and Redis), which once kept HAProxy from starting in a
+    test ("Address already in use"). Falls back to a port the kernel picks."""
+    lo, hi = _ephemeral_ports()
+    spans = [(r0, r1) for r0, r1 in ((10000, lo - 1), (hi + 1, 65535)) if r1 - r0 >= 1000]
+    rng = random.SystemRandom()
+    for _ in range(200 if spans else 0):
+        r0, r1 = rng.choice(spans)
+        port = rng.randint(r0, r1)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
