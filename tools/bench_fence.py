@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _old_db(rev: str, tmp: Path) -> ModuleType:
     text = subprocess.run(
-        ["git", "show", f"{rev}:src/domino/server/db.py"],
+        ["git", "show", f"{rev}:src/domino/server/storage/db.py"],
         cwd=ROOT,
         check=True,
         capture_output=True,
@@ -85,7 +85,7 @@ def main(argv: list[str]) -> None:
     entries = int(argv[3]) if len(argv) > 3 else 40
     given = argv[4] if len(argv) > 4 else None
     sys.path.insert(0, str(ROOT / "src"))
-    from domino.server.db import Database
+    from domino.server.storage.db import Database
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)

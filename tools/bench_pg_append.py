@@ -19,7 +19,7 @@ import time
 import uuid
 from typing import Any
 
-from domino.server.db import Database, StaleFence, _Append
+from domino.server.storage.db import Database, StaleFence, _Append
 
 URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 

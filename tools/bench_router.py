@@ -28,9 +28,9 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from domino.server.conn import Conn
-from domino.server.doors import InProcessRouter
-from domino.server.redisrouter import RedisRouter
+from domino.server.cluster.redisrouter import RedisRouter
+from domino.server.desks.doors import InProcessRouter
+from domino.server.transport.conn import Conn
 
 
 class CountingConn(Conn):

@@ -200,7 +200,7 @@ def test_the_analysis_package_imports_only_rules_and_bots() -> None:
                     assert name.split(".")[1] in ("rules", "bots", "analysis"), (path, name)
 
 
-@pytest.mark.parametrize("name", ["domino.analysis.judge", "domino.server.queries"])
+@pytest.mark.parametrize("name", ["domino.analysis.judge", "domino.server.desks.queries"])
 def test_doctests(name: str) -> None:
     import doctest
     import importlib

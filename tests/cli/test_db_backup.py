@@ -28,8 +28,8 @@ from sqlalchemy.engine import make_url
 
 from domino.loadtest.site import Party, SiteClient, form
 from domino.server import Settings, create_app
-from domino.server.db import Database
 from domino.server.run import free_port, serving_in_thread
+from domino.server.storage.db import Database
 from domino.table import Timing
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")

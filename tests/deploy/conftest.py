@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from domino.server.db import Database
+from domino.server.storage.db import Database
+from server.cluster.test_failover import NEEDS, PG_URL, match_on, node, redis_prefix, until_turn
 from server.harness import answered, latest_state
 from server.redis_keys import REDIS_ADMIN, forget, redis_url
-from server.test_failover import NEEDS, PG_URL, match_on, node, redis_prefix, until_turn
 
 #: The repository's deploy/ folder.
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"

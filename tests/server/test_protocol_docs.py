@@ -10,7 +10,7 @@ from typing import Any
 
 from domino.i18n import CATALOGUES, t
 from domino.server import protocol as p
-from domino.server.lobby import share_link
+from domino.server.desks.lobby import share_link
 
 from .harness import Harness
 

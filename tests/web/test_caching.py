@@ -1,4 +1,4 @@
-"""The client's files travel compressed and are cached by content (server/assets.py).
+"""The client's files travel compressed and are cached by content (server/transport/assets.py).
 
 Measured in the real browser through the DevTools protocol: the bytes on the wire of a first
 visit, and what a second visit fetches again.

@@ -97,7 +97,7 @@ class Node:
 
     def restart_sockets(self) -> int:
         """Close every WebSocket as a stopping node does (1012); returns how many."""
-        from domino.server.rawws import SocketProtocol
+        from domino.server.transport.rawws import SocketProtocol
 
         async def close_all() -> int:
             sockets = [

@@ -368,8 +368,8 @@ def bot_record(seed: str) -> dict[str, Any]:
 
 async def _fill(settings: Any, token: str, count: int) -> list[str]:
     """A profile with `count` finished matches (newest last), signed in with `token`."""
-    from domino.server.db import Database
-    from domino.server.people import token_hash
+    from domino.server.desks.people import token_hash
+    from domino.server.storage.db import Database
 
     db = Database(settings.database_url)
     await db.create()
@@ -563,7 +563,7 @@ async def _one_long_named_match(settings: Any) -> str:
     from domino.bots import make_bot
     from domino.rules import MatchState, Rules, view
     from domino.rules.record import record_of
-    from domino.server.db import Database
+    from domino.server.storage.db import Database
 
     seats = [
         {"name": "Rita", "kind": "human"},

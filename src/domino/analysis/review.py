@@ -84,7 +84,7 @@ def human_moves(record: Mapping[str, Any]) -> frozenset[MoveRef]:
     """The moves of the seats the record names as humans (every seat if it names none).
 
     The server knows better (a human seat's timed-out or stood-in moves were the
-    server's): it passes its own set, see ``domino.server.analysis``.
+    server's): it passes its own set, see ``domino.server.desks.analysis``.
     """
     seats = record.get("seats")
     humans = (

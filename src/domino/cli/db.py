@@ -66,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the action; print one line; 0 on success."""
     from domino.i18n import t
     from domino.server import Settings
-    from domino.server.db import Database
-    from domino.server.schema import PartialSchema, head
+    from domino.server.storage.db import Database
+    from domino.server.storage.schema import PartialSchema, head
 
     settings = Settings(data_dir=Path(args.data), db_url=args.db, table_prefix=args.table_prefix)
 
@@ -110,8 +110,8 @@ async def backup_or_restore(args: argparse.Namespace, url: str) -> str:
     from sqlalchemy.engine import make_url
 
     from domino.i18n import t
-    from domino.server.db import Database
-    from domino.server.schema import head
+    from domino.server.storage.db import Database
+    from domino.server.storage.schema import head
 
     parsed = make_url(url)
     if not parsed.drivername.startswith("postgresql"):

@@ -277,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
     from domino.server import GcPolicy, Settings, create_app
     from domino.server.metrics import configure_logging
     from domino.server.run import SHUTDOWN_WAIT, NodeServer, uvicorn_config
-    from domino.server.schema import NotMigrated, PartialSchema
+    from domino.server.storage.schema import NotMigrated, PartialSchema
     from domino.table import Timing
 
     timing = None
@@ -372,11 +372,11 @@ REDIS_TIMEOUT = 5.0
 
 async def prepare_database(settings: Settings) -> str:
     """Before serving: migrate the database (SQLite, see ``Settings.migrates``) or check
-    that it is migrated (:class:`domino.server.schema.NotMigrated` if not); the revision.
+    that it is migrated (:class:`domino.server.storage.schema.NotMigrated` if not); the revision.
     A database that cannot be reached, or does not exist, is :class:`Unreachable`."""
     from sqlalchemy.exc import DBAPIError
 
-    from domino.server.db import Database
+    from domino.server.storage.db import Database
 
     if settings.db_url is None:
         settings.data_dir.mkdir(parents=True, exist_ok=True)

@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _store(data: Path, records: list[dict[str, Any]]) -> list[str]:
     """The records as finished matches in the server's database; their ids."""
-    from domino.server.db import Database
+    from domino.server.storage.db import Database
 
     db = Database(f"sqlite+aiosqlite:///{data / 'domino.sqlite'}")
     await db.create()

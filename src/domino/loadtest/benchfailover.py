@@ -401,7 +401,7 @@ async def _play(
 ) -> None:
     import redis.asyncio as aioredis
 
-    from domino.server.db import Database
+    from domino.server.storage.db import Database
 
     say = opts["say"]
     journal = Journal()

@@ -1,7 +1,7 @@
 """``domino bench router``: the router's Redis client, hand-written RESP against redis-py.
 
-:class:`~domino.server.redisrouter.RedisRouter` speaks RESP on its own two connections
-(``server/resp.py``): the publisher writes a batch of ``PUBLISH`` commands in one write
+:class:`~domino.server.cluster.redisrouter.RedisRouter` speaks RESP on its own two connections
+(``server/cluster/resp.py``): the publisher writes a batch of ``PUBLISH`` commands in one write
 and reads one reply per command, the subscriber reads the pushes. This benchmark runs
 the same router code with those two connections on redis-py instead
 (:class:`LibraryRouter`: the batch through ``pipeline(transaction=False)``, the pushes
@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from domino.server.conn import Conn
-from domino.server.redisrouter import RedisRouter
+from domino.server.cluster.redisrouter import RedisRouter
+from domino.server.transport.conn import Conn
 
 #: The clients compared, in the order each round runs them.
 CLIENTS = ("resp", "redis-py")

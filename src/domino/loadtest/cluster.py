@@ -332,7 +332,7 @@ class Cluster:
             client.close()
 
     async def _drop(self) -> None:
-        from domino.server.db import Database
+        from domino.server.storage.db import Database
 
         db = Database(self.db_url, self.prefix)
         try:

@@ -1,7 +1,7 @@
 """A TCP relay that can be cut and restored: a dependency (PostgreSQL) going away.
 
 The tests put it between a node and the machine's PostgreSQL
-(tests/server/test_database_away.py, tests/cluster/test_haproxy.py): :meth:`Relay.cut`
+(tests/server/storage/test_database_away.py, tests/cluster/test_haproxy.py): :meth:`Relay.cut`
 resets every open connection and closes new ones at once, as when the database host
 goes away; :meth:`Relay.restore` lets connections through again.
 """

@@ -60,7 +60,7 @@ def parser() -> argparse.ArgumentParser:
         "--ws",
         choices=("lean", "websockets-sansio"),  # server.run.TRANSPORTS
         default="lean",
-        help="the WebSocket transport: domino's lean one (server/rawws.py, as domino serve) "
+        help="the WebSocket transport: domino's lean one (transport/rawws.py, as domino serve) "
         "or uvicorn's websockets-sansio protocol with the ASGI route (to compare)",
     )
     p.add_argument(
@@ -126,7 +126,7 @@ def skip_log_writes() -> None:
     Only to measure how much of a command's latency the database is; a server
     run like this loses every match on a crash.
     """
-    from domino.server import db as dbmod
+    from domino.server.storage import db as dbmod
 
     async def append(
         self: Any, mid: str, start: int, entries: list[dict[str, Any]], fence: int = 0

@@ -535,7 +535,7 @@ class Stored:
 
 async def load_matches(db_url: str, prefix: str, ids: Iterable[str]) -> dict[str, Stored]:
     """The stored matches ``ids`` with their logs."""
-    from domino.server.db import Database
+    from domino.server.storage.db import Database
 
     db = Database(db_url, prefix)
     out: dict[str, Stored] = {}

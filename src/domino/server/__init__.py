@@ -4,9 +4,9 @@
 on uvicorn. See docs/protocol.md and docs/architecture.md.
 """
 
-from .app import create_app
-from .clock import Clock, FakeClock, SystemClock
-from .gcpolicy import GcPolicy
-from .settings import Settings
+from domino.server.app import create_app
+from domino.server.clock import Clock, FakeClock, SystemClock
+from domino.server.gcpolicy import GcPolicy
+from domino.server.settings import Settings
 
 __all__ = ["Clock", "FakeClock", "GcPolicy", "Settings", "SystemClock", "create_app"]

@@ -21,19 +21,18 @@ from starlette.websockets import WebSocket
 import domino
 from domino.i18n import LANGS, client_catalogue, t
 from domino.rules.record import dumps as record_dumps
-
-from . import protocol as p
-from .analysis import AnalysisError
-from .assets import TYPES, Blob, WebAssets, answer
-from .clock import Clock
-from .lobby import LobbyError, normalize_code
-from .metrics import CONTENT_TYPE, serve_metrics
-from .outage import AWAY_TYPES, DATABASE_UNAVAILABLE, database_away
-from .people import PeopleError, profile_out
-from .queries import QueryError
-from .service import Service
-from .settings import Settings
-from .ws import TokenBucket, websocket_endpoint
+from domino.server import protocol as p
+from domino.server.clock import Clock
+from domino.server.desks.analysis import AnalysisError
+from domino.server.desks.lobby import LobbyError, normalize_code
+from domino.server.desks.people import PeopleError, profile_out
+from domino.server.desks.queries import QueryError
+from domino.server.metrics import CONTENT_TYPE, serve_metrics
+from domino.server.service import Service
+from domino.server.settings import Settings
+from domino.server.storage.outage import AWAY_TYPES, DATABASE_UNAVAILABLE, database_away
+from domino.server.transport.assets import TYPES, Blob, WebAssets, answer
+from domino.server.transport.ws import TokenBucket, websocket_endpoint
 
 WEB_DIR = Path(domino.__file__).parent / "web"
 
@@ -314,7 +313,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse(body, status_code=status)
 
     # The catalogues, serialized and gzipped once; the page names their versions, so a
-    # request with the current ``v`` may be cached for good (server/assets.py).
+    # request with the current ``v`` may be cached for good (server/transport/assets.py).
     catalogues = {
         lang: Blob.of(
             json.dumps(client_catalogue(lang), ensure_ascii=False, separators=(",", ":")).encode(

@@ -15,7 +15,7 @@ import time
 import uuid
 from pathlib import Path
 
-from .db import Database
+from domino.server.storage.db import Database
 
 
 async def bench(url: str, matches: int, entries: int) -> str:

@@ -26,9 +26,9 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
-from .rawws import protocol_factory
-from .service import HAND_OVER_WAIT, STOP_WAIT, Service
-from .settings import Settings
+from domino.server.service import HAND_OVER_WAIT, STOP_WAIT, Service
+from domino.server.settings import Settings
+from domino.server.transport.rawws import protocol_factory
 
 #: The WebSocket transports :func:`uvicorn_config` can serve ``/ws`` with.
 TRANSPORTS = ("lean", "websockets-sansio")

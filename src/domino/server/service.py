@@ -5,14 +5,14 @@ WebSocket endpoint hands it parsed messages (:meth:`Service.handle`); the REST
 endpoints call its people and query methods. The work is done by one object per
 concern, each in its own module:
 
-- :class:`~domino.server.connections.Connections`: sockets arriving and leaving;
-- :class:`~domino.server.lobbydesk.LobbyDesk`: lobbies and their changes;
-- :class:`~domino.server.matchdesk.MatchDesk`: starting, resuming, commanding,
-  watching and finishing matches (each a :class:`~domino.server.matches.MatchRunner`
+- :class:`~domino.server.desks.connections.Connections`: sockets arriving and leaving;
+- :class:`~domino.server.desks.lobbydesk.LobbyDesk`: lobbies and their changes;
+- :class:`~domino.server.desks.matchdesk.MatchDesk`: starting, resuming, commanding,
+  watching and finishing matches (each a :class:`~domino.server.desks.matches.MatchRunner`
   behind its narrow doors);
-- :class:`~domino.server.queries.Queries`: profile pages and match records;
+- :class:`~domino.server.desks.queries.Queries`: profile pages and match records;
 
-and the process's :class:`~domino.server.doors.InProcessRouter` holds the sockets.
+and the process's :class:`~domino.server.desks.doors.InProcessRouter` holds the sockets.
 """
 
 from __future__ import annotations
@@ -28,24 +28,23 @@ from typing import Any
 from pydantic import BaseModel
 
 from domino.i18n import t
-
-from . import protocol as p
-from .analysis import AnalysisDesk
-from .conn import Conn
-from .connections import Connections, Online
-from .db import Database
-from .doors import InProcessRouter
-from .lease import Leases
-from .lobby import CLOSED, Lobby, LobbyError
-from .lobbydesk import LobbyDesk
-from .matchdesk import MatchDesk, record_of
-from .matches import MatchRunner
-from .metrics import Metrics
-from .outage import HealthProbe
-from .people import People
-from .queries import Queries, public_record
-from .redisrouter import RedisRouter
-from .settings import Settings
+from domino.server import protocol as p
+from domino.server.cluster.lease import Leases
+from domino.server.cluster.redisrouter import RedisRouter
+from domino.server.desks.analysis import AnalysisDesk
+from domino.server.desks.connections import Connections, Online
+from domino.server.desks.doors import InProcessRouter
+from domino.server.desks.lobby import CLOSED, Lobby, LobbyError
+from domino.server.desks.lobbydesk import LobbyDesk
+from domino.server.desks.matchdesk import MatchDesk, record_of
+from domino.server.desks.matches import MatchRunner
+from domino.server.desks.people import People
+from domino.server.desks.queries import Queries, public_record
+from domino.server.metrics import Metrics
+from domino.server.settings import Settings
+from domino.server.storage.db import Database
+from domino.server.storage.outage import HealthProbe
+from domino.server.transport.conn import Conn
 
 __all__ = ["Online", "Service", "node_name", "public_record", "record_of"]
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .clock import Clock, SystemClock
-from .gcpolicy import GcPolicy
+from domino.server.clock import Clock, SystemClock
+from domino.server.gcpolicy import GcPolicy
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000

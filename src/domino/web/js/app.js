@@ -730,7 +730,7 @@ async function render() {
     return;
   }
   // The table's code (table, board, drag, results ...) is not needed before one plays: it is
-  // loaded once signed in, while the start page already shows (server/assets.py keeps it out of
+  // loaded once signed in, while the start page already shows (server/transport/assets.py keeps it out of
   // the first visit's preloads).
   const tableCode = loadTable();
   if (r.name === "match") {

@@ -1,0 +1,1 @@
+"""Between nodes: the Redis router, leases, and commands forwarded to a match's owner."""

@@ -1,0 +1,1 @@
+"""The desks: lobbies, matches, people, read-only queries and analyses."""
