@@ -1,0 +1,300 @@
+"""Client → server: the messages a socket may send, parsed strictly once at the edge."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
+
+from domino.i18n import t
+
+PROTOCOL_VERSION = 1
+
+Ref = Annotated[str | None, Field(default=None, max_length=40)]
+MatchId = Annotated[str, Field(min_length=1, max_length=40)]
+
+
+class ProtocolError(Exception):
+    """Input the protocol refuses: ``code`` is a catalogue key, ``params`` its values."""
+
+    def __init__(self, code: str, ref: str | None = None, /, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.ref = ref
+        self.params = params
+
+
+#: What every client message and REST body is validated with: nothing coerced.
+_STRICT_IN = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class _In(BaseModel):
+    model_config = _STRICT_IN
+    ref: Ref = None
+
+
+# -- client -> server ------------------------------------------------------------------
+class Hello(_In):
+    """The first message on every socket: who is speaking."""
+
+    type: Literal["hello"]
+    token: str = Field(min_length=1, max_length=200)
+    protocol: int = PROTOCOL_VERSION
+
+
+class Ping(_In):
+    """Keep-alive; answered with ``pong``."""
+
+    type: Literal["ping"]
+
+
+class ListLobbies(_In):
+    """Ask for the open lobbies and running matches."""
+
+    type: Literal["list_lobbies"]
+
+
+class CreateLobby(_In):
+    """Open a new lobby; the sender becomes host on seat 0."""
+
+    type: Literal["create_lobby"]
+    seats: int = 2
+
+
+class JoinLobby(_In):
+    """Enter a lobby by its code: on the first free seat, or watching."""
+
+    type: Literal["join_lobby"]
+    code: str = Field(min_length=1, max_length=32)
+    watch: bool = False
+
+
+class TakeSeat(_In):
+    """Sit on a free seat of the lobby."""
+
+    type: Literal["take_seat"]
+    seat: int
+
+
+class LeaveSeat(_In):
+    """Stand up and stay in the lobby as a watcher."""
+
+    type: Literal["leave_seat"]
+
+
+class LeaveLobby(_In):
+    """Leave the lobby."""
+
+    type: Literal["leave_lobby"]
+
+
+class AddBot(_In):
+    """Host: put a bot of ``level`` on a free seat."""
+
+    type: Literal["add_bot"]
+    seat: int
+    level: str = Field(max_length=32)
+
+
+class RemoveBot(_In):
+    """Host: take the bot off a seat."""
+
+    type: Literal["remove_bot"]
+    seat: int
+
+
+class RulesPatch(BaseModel):
+    """Rules to change (RULES.md §3): ``mode`` first, then the single rules given.
+
+    ``target: null`` means *Automatisch*; a rule left out keeps its value.
+    """
+
+    model_config = _STRICT_IN
+    mode: str | None = Field(default=None, max_length=32)
+    seats: int | None = None
+    target: int | None = None
+    turn_seconds: int | None = None
+    lager: bool | None = None
+    fives: bool | None = None
+    pairs: bool | None = None
+
+
+class FillBots(_In):
+    """Host: put a bot of ``level`` on every free seat."""
+
+    type: Literal["fill_bots"]
+    level: str = Field(max_length=32)
+
+
+class QuickGame(_In):
+    """*Schnelles Spiel*: a new lobby with ``seats`` seats, bots of ``level`` on every
+    seat but the sender's, Klassisch rules, started at once (one step). ``leave``: the
+    sender agreed to leave the lobby it is in for it (else that is ``already_in_lobby``)."""
+
+    type: Literal["quick_game"]
+    seats: int = 2
+    level: str = Field(default="fortgeschritten", max_length=32)
+    leave: bool = False
+
+
+class SetRules(_In):
+    """Host: change the lobby's rules."""
+
+    type: Literal["set_rules"]
+    rules: RulesPatch
+
+
+class Start(_In):
+    """Host: start the match (every seat taken)."""
+
+    type: Literal["start"]
+
+
+class MoveCmd(_In):
+    """A seat's move, made on version ``v``."""
+
+    type: Literal["move"]
+    match: MatchId
+    move: str = Field(max_length=16)
+    v: int
+
+
+class Back(_In):
+    """*Ich bin wieder da*: the stand-in bot steps down."""
+
+    type: Literal["back"]
+    match: MatchId
+
+
+class LeaveMatch(_In):
+    """Leave the match for good; a bot takes the seat."""
+
+    type: Literal["leave_match"]
+    match: MatchId
+
+
+class Watch(_In):
+    """Watch a running match as a spectator."""
+
+    type: Literal["watch"]
+    match: MatchId
+
+
+class Unwatch(_In):
+    """Stop watching a match."""
+
+    type: Literal["unwatch"]
+    match: MatchId
+
+
+class Sync(_In):
+    """Ask for a fresh snapshot of a match one sits in or watches."""
+
+    type: Literal["sync"]
+    match: MatchId
+
+
+class History(_In):
+    """Ask for the public events of a match's earlier rounds (a reloaded page's log)."""
+
+    type: Literal["history"]
+    match: MatchId
+
+
+ClientMessage = Annotated[
+    Hello
+    | Ping
+    | ListLobbies
+    | CreateLobby
+    | JoinLobby
+    | TakeSeat
+    | LeaveSeat
+    | LeaveLobby
+    | AddBot
+    | RemoveBot
+    | FillBots
+    | QuickGame
+    | SetRules
+    | Start
+    | MoveCmd
+    | Back
+    | LeaveMatch
+    | Watch
+    | Unwatch
+    | Sync
+    | History,
+    Field(discriminator="type"),
+]
+_CLIENT = TypeAdapter(ClientMessage)
+CLIENT_TYPES = frozenset(
+    m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+    for m in _In.__subclasses__()
+)
+
+
+def parse_client(raw: str) -> BaseModel:
+    """Parse one text frame from a client, or raise :class:`ProtocolError`.
+
+    A good message is parsed and validated in one pass (pydantic's JSON mode,
+    strict); only a refused one is read again to say what is wrong with it.
+    """
+    try:
+        msg: BaseModel = _CLIENT.validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+    else:
+        return msg
+    if first["type"] == "json_invalid":  # also lone surrogates, nesting over 200 deep
+        raise ProtocolError("bad_json")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # pragma: no cover - pydantic read it
+        raise ProtocolError("bad_json") from exc
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_message", detail=t("detail.not_object"))
+    ref = data.get("ref") if isinstance(data.get("ref"), str) else None
+    ref = ref[:40] if ref else None
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in CLIENT_TYPES:
+        raise ProtocolError("unknown_type", ref, type=str(kind)[:40])
+    # loc[0] is the message type (the union's tag); the field path follows.
+    raise ProtocolError("bad_message", ref, detail=error_detail(first, skip=1))
+
+
+#: pydantic's error types → the catalogue's German description of the field.
+_DETAILS = {
+    "missing": "detail.missing",
+    "extra_forbidden": "detail.extra",
+    "int_type": "detail.int",
+    "int_parsing": "detail.int",
+    "int_from_float": "detail.int",
+    "bool_type": "detail.bool",
+    "bool_parsing": "detail.bool",
+    "string_type": "detail.str",
+    "string_too_long": "detail.too_long",
+    "string_too_short": "detail.too_short",
+    "model_type": "detail.object",
+    "model_attributes_type": "detail.object",
+    "dict_type": "detail.object",
+}
+
+
+def error_detail(err: ErrorDetails, skip: int = 0) -> str:
+    """One validation error in German: the field (its path) and what it must be.
+
+    ``skip`` drops leading parts of the path (the union tag, FastAPI's ``body``).
+    """
+    if err["type"] == "json_invalid":
+        return t("detail.json")
+    where = ".".join(str(part) for part in err["loc"][skip:])
+    if not where:  # the message itself: not an object, or (REST) no body at all
+        return t("detail.not_object")
+    ctx = err.get("ctx") or {}
+    return t(
+        _DETAILS.get(err["type"], "detail.invalid"),
+        field=where,
+        max=ctx.get("max_length", ""),
+        min=ctx.get("min_length", ""),
+    )

@@ -1,0 +1,272 @@
+"""Server → client: the ``*Out`` models of every frame and REST answer; REST bodies."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from domino.server.protocol.client import PROTOCOL_VERSION
+
+
+# -- server -> client ------------------------------------------------------------------
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProfileOut(_Out):
+    """A person as others see them (RULES.md §12 for the level)."""
+
+    id: str
+    name: str
+    kind: Literal["guest", "account"]
+    xp: int
+    level: int
+    level_xp: int
+    next_level_xp: int
+    played: int
+    won: int
+
+
+class RecentOut(_Out):
+    """One finished match in a profile's history."""
+
+    match: str
+    finished_at: float | None
+    rules: dict[str, Any]
+    seat: int
+    place: int | None
+    xp: int
+    won: bool
+    players: list[str]
+    scores: list[int]
+
+
+class ProfilePageOut(_Out):
+    """``GET /api/me`` and ``GET /api/profiles/{id}``."""
+
+    profile: ProfileOut
+    recent: list[RecentOut]
+    next: str | None = None  # the cursor of the next page (``?before=``); None: the last
+
+
+class AuthOut(_Out):
+    """The answer to a sign-in: keep the token, send it in ``hello``."""
+
+    token: str
+    profile: ProfileOut
+
+
+class SeatOut(_Out):
+    """A lobby seat: empty (``kind`` null), a human, or a bot."""
+
+    seat: int
+    kind: Literal["human", "bot"] | None
+    name: str | None
+    player: str | None
+    level: str | None
+    host: bool
+    online: bool
+
+
+class WatcherOut(_Out):
+    """Somebody in the lobby without a seat."""
+
+    player: str
+    name: str
+    online: bool
+
+
+class LobbyOut(_Out):
+    """A whole lobby, sent after every change."""
+
+    code: str
+    link: str
+    status: Literal["open", "playing", "closed"]
+    host: str | None
+    rules: dict[str, Any]
+    target_points: int
+    seats: list[SeatOut]
+    watchers: list[WatcherOut]
+    match: str | None
+    can_start: bool
+
+
+class YouOut(_Out):
+    """Where the receiver is in the lobby."""
+
+    player: str
+    seat: int | None
+    host: bool
+
+
+class OpenLobbyOut(_Out):
+    """An entry of the open-lobby list."""
+
+    code: str
+    link: str
+    host: str
+    rules: dict[str, Any]
+    seats: int
+    taken: int
+    watchers: int
+
+
+class RunningMatchOut(_Out):
+    """A running match one may watch."""
+
+    match: str
+    lobby: str | None
+    rules: dict[str, Any]
+    players: list[str]
+    started_at: float
+    spectators: int
+
+
+class SeatRef(_Out):
+    """The unfinished match a profile sits in."""
+
+    match: str
+    seat: int
+
+
+class WelcomeMsg(_Out):
+    """Answer to ``hello``."""
+
+    type: Literal["welcome"] = "welcome"
+    protocol: int = PROTOCOL_VERSION
+    profile: ProfileOut
+    lobby: str | None
+    match: SeatRef | None
+
+
+class PongMsg(_Out):
+    """Answer to ``ping``."""
+
+    type: Literal["pong"] = "pong"
+
+
+class ErrorMsg(_Out):
+    """A refusal; nothing changed. ``message`` is German."""
+
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    ref: str | None = None
+    match: str | None = None
+    v: int | None = None
+
+
+class LobbyMsg(_Out):
+    """The whole lobby, to everyone in it, after every change."""
+
+    type: Literal["lobby"] = "lobby"
+    lobby: LobbyOut
+    you: YouOut | None
+
+
+class LobbyLeftMsg(_Out):
+    """You are no longer in the lobby (``left`` or ``closed``)."""
+
+    type: Literal["lobby_left"] = "lobby_left"
+    code: str
+    reason: Literal["left", "closed"]
+
+
+class LobbyListMsg(_Out):
+    """Open lobbies and running matches."""
+
+    type: Literal["lobby_list"] = "lobby_list"
+    open: list[OpenLobbyOut]
+    running: list[RunningMatchOut]
+
+
+class MatchStartedMsg(_Out):
+    """The host started; a ``state`` snapshot follows."""
+
+    type: Literal["match_started"] = "match_started"
+    match: str
+    lobby: str | None
+    seat: int | None
+
+
+class RoundEventsOut(_Out):
+    """One earlier round's public events (docs/match-state.md, ``events``)."""
+
+    round: int
+    events: list[dict[str, Any]]
+
+
+class EarlierRoundsMsg(_Out):
+    """Answer to ``history``: the public events of every round before the current one."""
+
+    type: Literal["earlier_rounds"] = "earlier_rounds"
+    match: str
+    v: int
+    rounds: list[RoundEventsOut]
+
+
+class ProfileMsg(_Out):
+    """The receiver's profile after a change (XP at a match's end)."""
+
+    type: Literal["profile"] = "profile"
+    profile: ProfileOut
+
+
+# -- REST bodies -----------------------------------------------------------------------
+class GuestIn(BaseModel):
+    """``POST /api/guest``."""
+
+    # The bounds only keep huge strings from the checks; the app answers what they
+    # refuse as the checks would (name_too_long, password_too_long, login_failed).
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(max_length=200)
+
+
+class RenameIn(BaseModel):
+    """``POST /api/me/name``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(max_length=200)
+
+
+class AccountIn(BaseModel):
+    """``POST /api/account`` and ``POST /api/login``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(max_length=200)
+    password: str = Field(max_length=1000)
+
+
+class MatchOut(_Out):
+    """``GET /api/matches/{id}``."""
+
+    match: str
+    status: Literal["running", "finished"]
+    lobby: str | None
+    rules: dict[str, Any]
+    players: list[dict[str, Any]]
+    started_at: float
+    finished_at: float | None
+    result: dict[str, Any] | None
+    record: Any
+
+
+SERVER_MODELS: tuple[type[BaseModel], ...] = (
+    WelcomeMsg,
+    PongMsg,
+    ErrorMsg,
+    LobbyMsg,
+    LobbyLeftMsg,
+    LobbyListMsg,
+    MatchStartedMsg,
+    EarlierRoundsMsg,
+    ProfileMsg,
+)
+REST_MODELS: tuple[type[BaseModel], ...] = (
+    GuestIn,
+    AccountIn,
+    AuthOut,
+    ProfilePageOut,
+    MatchOut,
+)
