@@ -32,8 +32,9 @@ from domino.server import protocol as p
 from domino.server.cluster.lease import Leases
 from domino.server.cluster.redisrouter import RedisRouter
 from domino.server.desks.analysis import AnalysisDesk
-from domino.server.desks.connections import Connections, Online
-from domino.server.desks.doors import InProcessRouter
+from domino.server.cluster.router import Online
+from domino.server.desks.connections import Connections
+from domino.server.cluster.router import InProcessRouter
 from domino.server.desks.lobby import CLOSED, Lobby, LobbyError
 from domino.server.desks.lobbydesk import LobbyDesk
 from domino.server.desks.matchdesk import MatchDesk, record_of

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from domino.server.cluster.redisrouter import RedisRouter
-from domino.server.desks.doors import InProcessRouter
+from domino.server.cluster.router import InProcessRouter
 from domino.server.transport.conn import Conn
 
 from ..redis_keys import NO_REDIS, REDIS_ADMIN, forget, redis_url

@@ -1,8 +1,8 @@
 """The router between nodes: one Redis channel per audience, presence, node messages.
 
-:class:`RedisRouter` is a drop-in for :class:`~domino.server.desks.doors.InProcessRouter`
-in a node of a cluster. It keeps the same local registry (``conns``: profile ->
-sockets, ``spectators``: match -> sockets) and adds Redis:
+:class:`RedisRouter` is the :class:`~domino.server.cluster.router.InProcessRouter` of a
+node of a cluster: the same local registry (``conns``: profile -> sockets,
+``spectators``: match -> sockets), inherited, plus a bus to the other nodes (Redis):
 
 Channels (all under ``prefix``):
 
@@ -53,13 +53,14 @@ import contextlib
 import itertools
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Set
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
 from pydantic import BaseModel
 
 from domino.server.cluster import resp
+from domino.server.cluster.router import InProcessRouter, deliver
 from domino.server.desks.doors import channel
 from domino.server.transport.conn import Conn, encode
 
@@ -99,11 +100,10 @@ return out
 PresenceCallback = Callable[[str, bool], None]
 NodeCallback = Callable[[str, dict[str, Any]], None]
 
-_EMPTY: frozenset[Conn] = frozenset()
 _BATCH = 512  # operations per pipeline round trip
 
 
-class RedisRouter:
+class RedisRouter(InProcessRouter):
     """A node's router: its own sockets, and Redis channels to and from the others.
 
     ``redis`` is a ``redis.asyncio.Redis`` (``decode_responses=True``); it carries the
@@ -127,6 +127,7 @@ class RedisRouter:
             raise ValueError("a node name must be non-empty and on one line")
         if not 0 < beat < alive_ttl:
             raise ValueError("the heartbeat must be shorter than the liveness TTL")
+        super().__init__()
         self.redis = redis
         self.node = node
         self.prefix = prefix
@@ -134,10 +135,6 @@ class RedisRouter:
         self.beat = beat
         self.queue_limit = queue_limit
         self.backoff = backoff
-        #: profile -> its open sockets on this node
-        self.conns: dict[str, set[Conn]] = {}
-        #: match -> the sockets of this node watching it
-        self.spectators: dict[str, set[Conn]] = {}
         #: messages dropped because the queue was full (Redis away too long)
         self.dropped = 0
         #: messages published / received from other nodes (for metrics and the bench)
@@ -262,14 +259,14 @@ class RedisRouter:
         if not conns and not remote:
             return
         text = encode(msg)
-        _send(conns, text)
+        deliver(conns, text)
         if remote:
             self._publish(self._ch("player", profile), text, match)
 
     def to_spectators(self, match_id: str, msg: dict[str, Any]) -> None:
         """Every socket watching ``match_id`` on every node gets ``msg``."""
         text = encode(msg)
-        _send(self.spectators.get(match_id), text)
+        deliver(self.spectators.get(match_id), text)
         self._publish(self._ch("spectators", match_id), text, match_id)
 
     def send_to_node(self, node: str, payload: dict[str, Any]) -> None:
@@ -310,11 +307,7 @@ class RedisRouter:
             except Exception:
                 log.exception("router callback failed")
 
-    # -- who listens -------------------------------------------------------------------
-    def sockets_of(self, profile: str) -> Set[Conn]:
-        """This node's open sockets of ``profile``."""
-        return self.conns.get(profile, _EMPTY)
-
+    # -- who listens (the registry is the in-process router's) ---------------------------
     def conn(self, conn_id: int) -> Conn | None:
         """This node's socket with that id, if it is open."""
         return self._by_id.get(conn_id)
@@ -323,9 +316,7 @@ class RedisRouter:
         """Register a signed-in socket; ``True`` when it is its profile's first on this
         node (then this node subscribes to the player's channel and announces it)."""
         self._by_id[conn.id] = conn
-        conns = self.conns.setdefault(conn.profile, set())
-        conns.add(conn)
-        if len(conns) != 1:
+        if not super().add_socket(conn):
             return False
         was_online = bool(self._where.get(conn.profile))
         self._want(self._ch("player", conn.profile), "player", conn.profile)
@@ -338,17 +329,13 @@ class RedisRouter:
     def remove_socket(self, conn: Conn) -> bool:
         """Forget a closed socket (and what it watched); ``True`` when its profile has no
         socket left on this node."""
-        for mid in list(conn.watching):
-            self.unwatch(mid, conn)
         if self._by_id.get(conn.id) is conn:
             del self._by_id[conn.id]
-        conns = self.conns.get(conn.profile)
-        if conns is None:
-            return True
-        conns.discard(conn)
-        if conns:
+        had = conn.profile in self.conns  # (else: nothing of it was announced)
+        if not super().remove_socket(conn):
             return False
-        del self.conns[conn.profile]
+        if not had:
+            return True
         self._unwant(self._ch("player", conn.profile))
         self._enqueue(("cmd", "SREM", self._key("profiles", self.node), conn.profile))
         self._publish(self._presence_ch, "-" + conn.profile)
@@ -358,21 +345,18 @@ class RedisRouter:
 
     def watch(self, match_id: str, conn: Conn) -> None:
         """``conn`` hears the spectators' messages of ``match_id``."""
-        watchers = self.spectators.setdefault(match_id, set())
-        if conn in watchers:
+        if conn in self.watchers(match_id):
             return
-        watchers.add(conn)
-        if len(watchers) == 1:
+        super().watch(match_id, conn)
+        if len(self.spectators[match_id]) == 1:
             self._want(self._ch("spectators", match_id), "spectators", match_id)
         self._count_watchers(match_id)
 
     def unwatch(self, match_id: str, conn: Conn) -> None:
         """``conn`` stops hearing them."""
-        watchers = self.spectators.get(match_id)
-        if watchers is not None and conn in watchers:
-            watchers.discard(conn)
-            if not watchers:
-                del self.spectators[match_id]
+        if conn in self.watchers(match_id):
+            super().unwatch(match_id, conn)
+            if match_id not in self.spectators:
                 self._unwant(self._ch("spectators", match_id))
             self._count_watchers(match_id)
 
@@ -401,13 +385,9 @@ class RedisRouter:
             return here
         return here + sum(int(c) for c in counts if c)
 
-    def watchers(self, match_id: str) -> Set[Conn]:
-        """This node's sockets watching ``match_id``."""
-        return self.spectators.get(match_id, _EMPTY)
-
     def forget_match(self, match_id: str) -> set[Conn]:
         """Drop a match's spectators on this node (it ended); return who they were."""
-        gone = self.spectators.pop(match_id, set())
+        gone = super().forget_match(match_id)
         if gone:
             self._unwant(self._ch("spectators", match_id))
             self._count_watchers(match_id)
@@ -770,9 +750,9 @@ class RedisRouter:
                 sender, _, body = data.partition(b"\n")
                 self.received += 1
                 if ch.startswith(prefix_player):
-                    _send(self.conns.get(ch[len(prefix_player) :].decode()), body.decode())
+                    deliver(self.conns.get(ch[len(prefix_player) :].decode()), body.decode())
                 elif ch.startswith(prefix_spect):
-                    _send(self.spectators.get(ch[len(prefix_spect) :].decode()), body.decode())
+                    deliver(self.spectators.get(ch[len(prefix_spect) :].decode()), body.decode())
                 elif ch == presence_ch:
                     await self._presence_message(sender.decode(), body.decode())
                 elif ch == node_ch:
@@ -832,12 +812,6 @@ class RedisRouter:
             fut = self._markers.get(body[1:])
             if fut is not None and not fut.done():
                 fut.set_result(None)
-
-
-def _send(targets: set[Conn] | None, text: str) -> None:
-    if targets:
-        for c in list(targets):
-            c.send_text(text)
 
 
 __all__ = ["RedisRouter"]

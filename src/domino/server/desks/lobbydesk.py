@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from domino.server import protocol as p
-from domino.server.desks.connections import Online
+from domino.server.cluster.router import Online
 from domino.server.desks.lobby import (
     CLOSED,
     OPEN,
