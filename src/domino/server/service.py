@@ -12,7 +12,9 @@ concern, each in its own module:
   behind its narrow doors);
 - :class:`~domino.server.desks.queries.Queries`: profile pages and match records;
 
-and the process's :class:`~domino.server.desks.doors.InProcessRouter` holds the sockets.
+and the process's :class:`~domino.server.cluster.router.InProcessRouter` holds the sockets;
+in a cluster the :class:`~domino.server.cluster.redisrouter.RedisRouter` and the
+:class:`~domino.server.cluster.leased.LeasedOwnership` connect the nodes.
 """
 
 from __future__ import annotations
@@ -30,11 +32,12 @@ from pydantic import BaseModel
 from domino.i18n import t
 from domino.server import protocol as p
 from domino.server.cluster.lease import Leases
+from domino.server.cluster.leased import LeasedOwnership
+from domino.server.cluster.ownership import Ownership, SingleProcess
 from domino.server.cluster.redisrouter import RedisRouter
+from domino.server.cluster.router import InProcessRouter, Online
 from domino.server.desks.analysis import AnalysisDesk
-from domino.server.cluster.router import Online
 from domino.server.desks.connections import Connections
-from domino.server.cluster.router import InProcessRouter
 from domino.server.desks.lobby import CLOSED, Lobby, LobbyError
 from domino.server.desks.lobbydesk import LobbyDesk
 from domino.server.desks.matchdesk import MatchDesk, record_of
@@ -75,7 +78,8 @@ class Service:
         # messages between nodes; else the single process's own router.
         self.redis: Any = None
         leases = None
-        self.router: Any = InProcessRouter()
+        self.router: InProcessRouter = InProcessRouter()
+        self.ownership: Ownership = SingleProcess()
         if settings.redis_url:
             import redis.asyncio as aioredis
 
@@ -83,7 +87,15 @@ class Service:
             leases = Leases(
                 self.redis, self.node, ttl=settings.lease_ttl, prefix=settings.redis_prefix
             )
-            self.router = RedisRouter(self.redis, self.node, prefix=settings.redis_prefix)
+            self.router = router = RedisRouter(self.redis, self.node, prefix=settings.redis_prefix)
+            self.ownership = LeasedOwnership(
+                self.db,
+                router,
+                leases,
+                sweep_every=settings.sweep_every,
+                clock=self.clock.now,
+                takeover=lambda: self.metrics.takeovers.inc(),
+            )
         self.activity = asyncio.Condition()
         self.busy = 0  # messages being handled (see settle)
         # Set by drain() (SIGTERM): no new lobbies or matches here; /api/health says 503.
@@ -106,8 +118,7 @@ class Service:
             self.notify_activity,
             self._lobby_free,
             self.metrics,
-            leases=leases,
-            takeover=self.metrics.takeovers.inc,
+            self.ownership,
         )
         self.lobby_desk = LobbyDesk(settings, self.db, self.router, self.match_desk)
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
@@ -194,7 +205,7 @@ class Service:
         ``/api/health`` then answers 503 with ``"accepting": false``, so the balancer
         sends new players elsewhere; ``create_lobby`` and ``start`` are refused with
         ``node_draining``. In a cluster the node then hands every match it drives to
-        the other nodes (:meth:`MatchDesk.hand_over`) while its sockets stay open and
+        the other nodes (:meth:`Ownership.hand_over`) while its sockets stay open and
         forward their commands to the new owners; one process keeps its matches until
         it stops (they resume when it starts again).
         """
@@ -202,7 +213,7 @@ class Service:
             return
         self.draining = True
         log.info("draining: no new lobbies or matches", extra={"event": "draining"})
-        left = await self.match_desk.hand_over(HAND_OVER_WAIT)
+        left = await self.ownership.hand_over(HAND_OVER_WAIT)
         if left:
             log.warning(
                 "draining: %d matches not taken over by another node yet",

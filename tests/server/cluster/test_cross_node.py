@@ -222,7 +222,7 @@ def test_with_redis_away_a_command_from_another_node_is_refused_not_failed(
         far = b.connect(anna.token, "Anna")
         snap = recv_within(far, lambda m: m["type"] == "state")
         carl = b.person("Carl")
-        leases = b.service.match_desk.leases
+        leases = b.service.ownership.leases
         assert leases is not None
 
         async def away(mid: str) -> str | None:
@@ -258,7 +258,7 @@ def test_a_request_reaching_a_node_in_the_middle_of_its_takeover_waits_for_it(
         v = a.service.runners[mid].table.version
         anna.close()
         crash(a, mid)
-        desk = b.service.match_desk
+        desk = b.service.ownership
         leases = desk.leases
         assert leases is not None
 
@@ -318,12 +318,12 @@ def test_a_move_reaching_the_old_owner_while_it_takes_the_match_back_waits_for_i
     b = node(tmp_path, prefix, "b")
     try:
         _, mid, v, far, snap = anna_and_her_window(a, b)
-        desk = a.service.match_desk
+        desk = a.service.ownership
         leases = desk.leases
         assert leases is not None
 
         async def lose() -> None:
-            desk.abandon(mid)
+            a.service.match_desk.abandon(mid)
 
         a.tc.portal.call(lose)
         redis_call(a, "delete", leases.key(mid))
@@ -456,10 +456,9 @@ def silence(h: Harness, mid: str) -> None:
     expires (the test deletes it, as Redis does when it does)."""
 
     async def halt() -> None:
-        desk = h.service.match_desk
-        for task in desk._tasks:
+        for task in h.service.ownership._tasks:
             task.cancel()
-        runner = desk.runners[mid]
+        runner = h.service.runners[mid]
         if runner.task is not None:
             runner.task.cancel()
         await h.service.router.stop(clean=False)
@@ -469,7 +468,7 @@ def silence(h: Harness, mid: str) -> None:
 
 def recheck(h: Harness) -> None:
     """One look of ``h``'s sweeper at the commands it forwarded (``recheck_forwarded``)."""
-    h.tc.portal.call(h.service.match_desk.recheck_forwarded)
+    h.tc.portal.call(h.service.ownership.recheck_forwarded)
 
 
 def test_a_move_forwarded_to_an_owner_that_dies_before_answering_is_sent_to_the_next(
@@ -487,12 +486,12 @@ def test_a_move_forwarded_to_an_owner_that_dies_before_answering_is_sent_to_the_
     try:
         _, mid, v, far, snap = anna_and_her_window(a, b)
         move = snap["view"]["legal"][0]
-        leases = b.service.match_desk.leases
+        leases = b.service.ownership.leases
         assert leases is not None
         silence(a, mid)
         far.send({"type": "move", "match": mid, "move": move, "v": v, "ref": "lost"})
         b.settle()
-        flying = b.service.match_desk.in_flight
+        flying = b.service.ownership.in_flight
         assert [(p.match, p.owner, p.ref) for p in flying.open.values()] == [(mid, "a", "lost")]
         recheck(b)  # node a still holds the lease: nothing to do yet
         assert len(flying.open) == 1
@@ -528,7 +527,7 @@ def test_a_move_whose_owner_dies_and_nobody_took_over_yet_is_served_by_the_forwa
     b = node(tmp_path, prefix, "b")
     try:
         _, mid, v, far, snap = anna_and_her_window(a, b)
-        leases = b.service.match_desk.leases
+        leases = b.service.ownership.leases
         assert leases is not None
         silence(a, mid)
         far.send({"type": "move", "match": mid, "move": snap["view"]["legal"][0], "v": v})
@@ -538,7 +537,7 @@ def test_a_move_whose_owner_dies_and_nobody_took_over_yet_is_served_by_the_forwa
         recheck(b)
         answered_by_a_state(far, v)
         assert b.service.runners[mid].table.version >= v + 1
-        assert b.service.match_desk.in_flight.open == {}
+        assert b.service.ownership.in_flight.open == {}
     finally:
         a.close()
         b.close()
@@ -564,12 +563,12 @@ def test_a_forwarded_move_without_an_answer_while_the_owner_holds_on_hears_match
         b.settle()
         b.clock.advance(FORWARD_TIMEOUT / 2)
         recheck(b)
-        assert len(b.service.match_desk.in_flight.open) == 1
+        assert len(b.service.ownership.in_flight.open) == 1
         b.clock.advance(FORWARD_TIMEOUT / 2)
         recheck(b)
         err = recv_within(far, lambda m: m["type"] == "error")
         assert (err["code"], err["ref"], err["match"]) == ("match_moved", "m1", mid)
-        assert b.service.match_desk.in_flight.open == {}
+        assert b.service.ownership.in_flight.open == {}
     finally:
         a.close()
         b.close()

@@ -75,15 +75,14 @@ def crash(h: Harness, mid: str) -> None:
     """The node stops dead: its tasks end, its lease is gone (expired), nothing released."""
 
     async def halt() -> None:
-        desk = h.service.match_desk
-        for task in desk._tasks:
+        for task in h.service.ownership._tasks:
             task.cancel()
-        runner = desk.runners[mid]
+        runner = h.service.runners[mid]
         if runner.task is not None:
             runner.task.cancel()
 
     h.tc.portal.call(halt)
-    leases = h.service.match_desk.leases
+    leases = h.service.ownership.leases
     assert leases is not None
     redis_call(h, "delete", leases.key(mid))
 
@@ -134,7 +133,7 @@ def play_to_end(h: Harness, mid: str) -> None:
 
 
 def sweep(h: Harness) -> list[str]:
-    return list(h.tc.portal.call(h.service.match_desk.sweep))
+    return list(h.tc.portal.call(h.service.ownership.sweep))
 
 
 def stored_log(h: Harness, mid: str) -> list[dict[str, Any]]:
@@ -149,7 +148,7 @@ def test_a_dead_nodes_match_goes_on_on_another_node_at_the_same_version(
     try:
         anna, st = match_on(a)
         mid = st["match_id"]
-        leases = a.service.match_desk.leases
+        leases = a.service.ownership.leases
         assert leases is not None
         assert redis_call(a, "get", leases.key(mid)) == "a"
         # The other node leaves a held match alone.
@@ -259,7 +258,7 @@ def test_a_node_that_stops_hands_its_matches_over_at_once(tmp_path: Path, prefix
     try:
         _anna, st = match_on(a)
         mid = st["match_id"]
-        leases = a.service.match_desk.leases
+        leases = a.service.ownership.leases
         assert leases is not None
         key = leases.key(mid)
         a.close()  # SIGTERM: the runner stops, then the lease is given up (not left to expire)
@@ -275,7 +274,7 @@ def test_a_finished_match_gives_its_lease_up(tmp_path: Path, prefix: str) -> Non
     try:
         anna, st = match_on(a)
         mid = st["match_id"]
-        leases = a.service.match_desk.leases
+        leases = a.service.ownership.leases
         assert leases is not None
         assert redis_call(a, "get", leases.key(mid)) == "a"
         anna.request({"type": "leave_match", "match": mid}, "state")

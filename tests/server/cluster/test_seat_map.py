@@ -90,7 +90,7 @@ def test_a_finished_match_forgets_its_seats_but_not_a_newer_one(node: Harness) -
     # Between the node's first command and the next, another node publishes Anna's seat
     # in a new match (she left this one and sat down there).
     seen = interleave(node, ("HSET", seats_key(node), pa, "m_next 0"))
-    node.tc.portal.call(node.service.match_desk._unpublish_seats, runner, [pa, pb])
+    node.tc.portal.call(node.service.ownership.seats_left, runner, [pa, pb])
     assert seen, "the seats were not touched at all"
     assert call(node, "hgetall", seats_key(node)) == {pa: "m_next 0", pb: "m_elsewhere 2"}
 
@@ -103,5 +103,5 @@ def test_the_seats_of_a_finished_match_are_forgotten(node: Harness) -> None:
     runner = node.service.runners[mid]
     pa = anna.profile["id"]
     assert call(node, "hget", seats_key(node), pa) == f"{mid} 0"
-    node.tc.portal.call(node.service.match_desk._unpublish_seats, runner, [pa])
+    node.tc.portal.call(node.service.ownership.seats_left, runner, [pa])
     assert call(node, "hget", seats_key(node), pa) is None

@@ -269,9 +269,10 @@ class RedisRouter(InProcessRouter):
         deliver(self.spectators.get(match_id), text)
         self._publish(self._ch("spectators", match_id), text, match_id)
 
-    def send_to_node(self, node: str, payload: dict[str, Any]) -> None:
+    def send_to_node(self, node: str, payload: dict[str, Any] | BaseModel) -> None:
         """Queue ``payload`` for ``node``'s :meth:`on_node_message` callbacks (in order
-        per sender; this node's own messages too)."""
+        per sender; this node's own messages too). The callbacks get it as a dict
+        (a model: the messages of ``protocol/node.py``, read back with ``parse_node``)."""
         self._publish(self._ch("node", node), "m" + encode(payload))
 
     def reply(self, node: str, conn_id: int, profile: str, msg: dict[str, Any]) -> None:

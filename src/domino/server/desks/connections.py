@@ -1,55 +1,24 @@
 """Connections and presence: which profile has which sockets open.
 
 The sockets themselves are registered with the process's router
-(:class:`~domino.server.desks.doors.InProcessRouter`); :class:`Connections` does what
+(:class:`~domino.server.cluster.router.InProcessRouter`); :class:`Connections` does what
 a socket's arrival and departure mean to the lobbies and the matches.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Container
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from domino.server import protocol as p
-from domino.server.desks.doors import InProcessRouter
+from domino.server.cluster.router import InProcessRouter
+from domino.server.desks.lobbydesk import LobbyDesk
+from domino.server.desks.matchdesk import MatchDesk
 from domino.server.desks.people import profile_out
 from domino.server.storage.db import Database
 from domino.server.transport.conn import Conn
 
 log = logging.getLogger("domino.server")
-
-#: The node message that tells a node a profile's new name (its sockets take it).
-RENAMED = "renamed"
-
-if TYPE_CHECKING:  # the desks import this module's Online
-    from domino.server.desks.lobbydesk import LobbyDesk
-    from domino.server.desks.matchdesk import MatchDesk
-
-
-class Online(Container[str]):
-    """``pid in online``: whether a profile has an open socket now.
-
-    Lobby messages ask this for a lobby's few members; building the set of every
-    online profile for each of them made each lobby change cost O(connected clients)
-    (the largest share of the server's time while thousands connected).
-    """
-
-    __slots__ = ("_anywhere", "_conns")
-
-    def __init__(
-        self, conns: dict[str, set[Conn]], anywhere: Callable[[str], bool] | None = None
-    ) -> None:
-        self._conns = conns
-        # A cluster's router knows the profiles with sockets on the other nodes.
-        self._anywhere = anywhere
-
-    def __contains__(self, pid: object) -> bool:
-        if not isinstance(pid, str):
-            return False
-        if self._anywhere is not None:
-            return self._anywhere(pid)
-        return bool(self._conns.get(pid))
 
 
 class Connections:
@@ -62,8 +31,8 @@ class Connections:
         self.router = router
         self.lobbies = lobbies
         self.matches = matches
-        if hasattr(router, "on_node_message"):
-            router.on_node_message(self._on_node_message)
+        # A cluster: another node's socket of a profile took a new name.
+        matches.ownership.on_renamed(self._rename_here)
 
     async def connect(self, conn: Conn) -> None:
         """A socket said hello: welcome it, restore its lobby and its seat at once."""
@@ -91,10 +60,7 @@ class Connections:
         there."""
         pid, name = str(row["id"]), str(row["name"])
         self._rename_here(pid, name)
-        router: Any = self.router
-        if hasattr(router, "send_to_node"):  # a cluster: the nodes with sockets of it
-            for other in router.nodes_of(pid) - {router.node}:
-                router.send_to_node(other, {"kind": RENAMED, "profile": pid, "name": name})
+        self.matches.ownership.tell_renamed(pid, name)  # a cluster: the other nodes' sockets
         self.router.to_player(pid, p.ProfileMsg(profile=profile_out(row)))
         try:
             await self.lobbies.renamed(pid, name)
@@ -105,12 +71,3 @@ class Connections:
     def _rename_here(self, pid: str, name: str) -> None:
         for conn in list(self.router.sockets_of(pid)):
             conn.name = name
-
-    def _on_node_message(self, sender: str, payload: dict[str, Any]) -> None:
-        if payload.get("kind") != RENAMED:
-            return
-        pid, name = payload.get("profile"), payload.get("name")
-        if isinstance(pid, str) and isinstance(name, str):
-            self._rename_here(pid, name)
-        else:
-            log.warning("a malformed node message: %r", payload)

@@ -24,7 +24,6 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 
-
 class StaleFence(Exception):
     """An append carried a fencing token that is no longer the match's (another owner
     claimed it, or the match does not exist); nothing of that append was written."""
