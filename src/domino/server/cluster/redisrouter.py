@@ -26,14 +26,9 @@ socket (``+``) before it forwards anything for that socket, and one publisher's
 messages arrive in order, so the owner knows of the socket before it handles
 the socket's first forwarded command (a snapshot request, say).
 
-Presence: the set ``profiles:{node}`` holds the profiles with a socket on that
-node; ``alive:{node}`` is a key with a TTL (``alive_ttl``) the node refreshes every
-``beat`` seconds; ``nodes`` is the set of nodes that ever registered. The
-heartbeat is one script: it refreshes our key, and forgets every node whose key
-expired (a ``kill -9``: its profiles set is deleted) and returns the live nodes.
-Each node keeps a cache (profile -> the other nodes where it has sockets), loaded
-from Redis when the subscriber (re)connects and kept up to date by the
-announcements, so :meth:`RedisRouter.online` is synchronous and cheap.
+Presence (which profiles have sockets on which live node, the heartbeat) is
+:mod:`~domino.server.cluster.presence`; the publisher queue and the subscriber are
+:mod:`~domino.server.cluster.bus`.
 
 Redis away: publishing never blocks the caller; the queue holds up to
 ``queue_limit`` messages, then the oldest are dropped (``dropped`` counts them, a
@@ -42,8 +37,8 @@ to everything it needs, then reloads presence. After an outage this node writes
 its presence again (its set may have been dropped as dead meanwhile).
 Messages published while a subscriber was away are lost (Redis pub/sub keeps
 nothing): once it is subscribed again, the :meth:`RedisRouter.on_back` callbacks
-run, and the match desk asks each match's owner for a fresh snapshot for this
-node's sockets that follow it.
+run, and the node's ownership (:mod:`~domino.server.cluster.forwarder`) asks each
+match's owner for a fresh snapshot for this node's sockets that follow it.
 """
 
 from __future__ import annotations
@@ -60,51 +55,24 @@ import orjson
 from pydantic import BaseModel
 
 from domino.server.cluster import resp
+from domino.server.cluster.bus import Bus
+from domino.server.cluster.presence import BEAT, LOAD, Presence, PresenceCallback
 from domino.server.cluster.router import InProcessRouter, deliver
 from domino.server.desks.doors import channel
 from domino.server.transport.conn import Conn, encode
 
 log = logging.getLogger("domino.redisrouter")
 
-#: The heartbeat: refresh our liveness, drop dead nodes, return [was_alive, live nodes].
-BEAT = """
-local p, me = ARGV[1], ARGV[2]
-local was = redis.call('EXISTS', p .. 'alive:' .. me)
-redis.call('SET', p .. 'alive:' .. me, '1', 'PX', ARGV[3])
-redis.call('SADD', p .. 'nodes', me)
-local live = {}
-for _, n in ipairs(redis.call('SMEMBERS', p .. 'nodes')) do
-  if redis.call('EXISTS', p .. 'alive:' .. n) == 1 then
-    table.insert(live, n)
-  else
-    redis.call('SREM', p .. 'nodes', n)
-    redis.call('DEL', p .. 'profiles:' .. n)
-  end
-end
-return {was, live}
-"""
-
-#: Every live node's profiles: [node, {profiles}, node, {profiles}, ...].
-LOAD = """
-local p = ARGV[1]
-local out = {}
-for _, n in ipairs(redis.call('SMEMBERS', p .. 'nodes')) do
-  if redis.call('EXISTS', p .. 'alive:' .. n) == 1 then
-    table.insert(out, n)
-    table.insert(out, redis.call('SMEMBERS', p .. 'profiles:' .. n))
-  end
-end
-return out
-"""
-
-PresenceCallback = Callable[[str, bool], None]
 NodeCallback = Callable[[str, dict[str, Any]], None]
 
-_BATCH = 512  # operations per pipeline round trip
 
-
-class RedisRouter(InProcessRouter):
+class RedisRouter(Presence, Bus, InProcessRouter):
     """A node's router: its own sockets, and Redis channels to and from the others.
+
+    The sockets are the in-process router's registry (inherited); the bus
+    (:class:`~domino.server.cluster.bus.Bus`) carries what other nodes must hear, and
+    :class:`~domino.server.cluster.presence.Presence` (first: its :meth:`online` asks
+    every node) knows the other nodes' profiles.
 
     ``redis`` is a ``redis.asyncio.Redis`` (``decode_responses=True``); it carries the
     publishing, the heartbeat and the presence reads. The subscriber uses one
@@ -393,406 +361,6 @@ class RedisRouter(InProcessRouter):
             self._unwant(self._ch("spectators", match_id))
             self._count_watchers(match_id)
         return gone
-
-    # -- presence ----------------------------------------------------------------------
-    def online(self, profile: str) -> bool:
-        """Whether ``profile`` has a socket on any live node (as far as this node knows)."""
-        return bool(self.conns.get(profile)) or bool(self._where.get(profile))
-
-    def nodes_of(self, profile: str) -> set[str]:
-        """The live nodes where ``profile`` has sockets (this one included)."""
-        nodes = set(self._where.get(profile, ()))
-        if self.conns.get(profile):
-            nodes.add(self.node)
-        return nodes
-
-    def on_presence(self, callback: PresenceCallback) -> None:
-        """``callback(profile, online)`` whenever :meth:`online` changes for a profile,
-        whatever the cause: a socket on this node or on another, a node that died."""
-        self._presence_cbs.append(callback)
-
-    def _tell_presence(self, profile: str, online: bool) -> None:
-        for cb in list(self._presence_cbs):
-            try:
-                cb(profile, online)
-            except Exception:
-                log.exception("presence callback failed for %s", profile)
-
-    def _set_node(self, node: str, profiles: set[str]) -> None:
-        """Replace what we know of ``node``'s profiles, telling the changes."""
-        before = self._of_node.get(node, set())
-        if profiles:
-            self._of_node[node] = profiles
-        else:
-            self._of_node.pop(node, None)
-        for pid in profiles - before:
-            self._node_gains(node, pid)
-        for pid in before - profiles:
-            self._node_loses(node, pid)
-
-    def _node_gains(self, node: str, pid: str) -> None:
-        where = self._where.setdefault(pid, set())
-        if node in where:
-            return
-        where.add(node)
-        if len(where) == 1 and not self.conns.get(pid):
-            self._tell_presence(pid, True)
-
-    def _node_loses(self, node: str, pid: str) -> None:
-        where = self._where.get(pid)
-        if where is None or node not in where:
-            return
-        where.discard(node)
-        if not where:
-            del self._where[pid]
-            if not self.conns.get(pid):
-                self._tell_presence(pid, False)
-
-    async def _load_presence(self, node: str | None = None) -> None:
-        """Reload every live node's profiles (or one node's) from Redis."""
-        if node is not None:
-            members = await self.redis.smembers(self._key("profiles", node))
-            self._set_node(node, {str(m) for m in members})
-            return
-        flat = await self._load_script(args=[self.prefix])
-        found: dict[str, set[str]] = {}
-        for i in range(0, len(flat), 2):
-            if flat[i] != self.node:
-                found[str(flat[i])] = {str(m) for m in flat[i + 1]}
-        for n in list(self._of_node):
-            if n not in found:
-                self._set_node(n, set())
-        for n, profiles in found.items():
-            self._set_node(n, profiles)
-
-    # -- heartbeat ---------------------------------------------------------------------
-    async def _heartbeat_once(self) -> None:
-        was, live = await self._beat_script(
-            args=[self.prefix, self.node, max(1, round(self.alive_ttl * 1000))]
-        )
-        self._beat_ok = True
-        if not was and self._first_beat is not None and self._first_beat.is_set():
-            # Our key had expired: the others dropped our presence as dead; write it again.
-            log.warning("node %s was presumed dead; announcing its presence again", self.node)
-            self._resync()
-        alive = {str(n) for n in live}
-        for n in list(self._of_node):
-            if n not in alive:
-                self._set_node(n, set())
-
-    async def _heartbeat(self) -> None:
-        assert self._first_beat is not None
-        while not self._stopping:
-            if not self._beat_paused:
-                try:
-                    await self._heartbeat_once()
-                except asyncio.CancelledError:
-                    raise
-                except Exception as e:
-                    if self._beat_ok or not self._first_beat.is_set():
-                        log.warning("router %s: heartbeat failed: %s", self.node, e)
-                    self._beat_ok = False
-            # The publisher waits for the first try: our liveness key comes before
-            # our presence, or the others would drop that presence as a dead node's.
-            self._first_beat.set()
-            await asyncio.sleep(self.beat)
-
-    # -- publishing --------------------------------------------------------------------
-    def _publish(self, ch: str, body: str, match: str = "") -> None:
-        if match and match in self._forgotten:
-            return
-        self._enqueue(("pub", ch, self.node + "\n" + body, match))
-
-    def forget_frames(self, match: str) -> None:
-        """Drop the frames of ``match`` not yet published (this node stopped acting for
-        it: lease lost or handed over). Frames queued while Redis was away would
-        otherwise reach the sockets after the new owner's newer ones; its snapshot to
-        every audience covers them. Until :meth:`keep_frames`, none are queued."""
-        self._forgotten.add(match)
-        kept = [op for op in self._out if not (op[0] == "pub" and op[3] == match)]
-        if len(kept) != len(self._out):
-            self._out = deque(kept)
-
-    def keep_frames(self, match: str) -> None:
-        """Publish the frames of ``match`` again (this node drives it again)."""
-        self._forgotten.discard(match)
-
-    def _resync(self) -> None:
-        """Queue a rewrite of this node's whole presence (start, after an outage)."""
-        self._enqueue(("sync",))
-
-    def _enqueue(self, op: tuple[str, ...]) -> None:
-        out = self._out
-        if len(out) >= self.queue_limit:
-            # Drop the oldest messages first; presence is rewritten after the outage.
-            out.popleft()
-            self.dropped += 1
-            if self.dropped == 1 or self.dropped % 1000 == 0:
-                log.warning(
-                    "router %s: Redis queue full, %d messages dropped so far",
-                    self.node,
-                    self.dropped,
-                )
-            self._needs_sync = True
-        out.append(op)
-        if self._wake is not None:
-            self._wake.set()
-        if self._drained is not None:
-            self._drained.clear()
-
-    async def _publisher(self) -> None:
-        assert self._wake is not None and self._drained is not None
-        assert self._first_beat is not None
-        await self._first_beat.wait()
-        delay = self.backoff[0]
-        while not self._stopping:
-            if not self._out:
-                self._drained.set()
-                self._wake.clear()
-                await self._wake.wait()
-                continue
-            if self._needs_sync:
-                self._needs_sync = False
-                self._out.appendleft(("sync",))
-            batch = [self._out.popleft() for _ in range(min(_BATCH, len(self._out)))]
-            self._in_flight = len(batch)
-            try:
-                await self._send_batch(batch)
-            except asyncio.CancelledError:
-                self._out.extendleft(reversed(batch))
-                raise
-            except Exception as e:
-                self._in_flight = 0
-                if self._pub_ok:
-                    log.warning("router %s: publishing failed: %s", self.node, e)
-                self._pub_ok = False
-                # Keep the batch (at least once: a batch half sent may repeat), then
-                # trim to the bound, oldest first.
-                self._out.extendleft(reversed([op for op in batch if not self._is_forgotten(op)]))
-                while len(self._out) > self.queue_limit:
-                    self._out.popleft()
-                    self.dropped += 1
-                self._needs_sync = True
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, self.backoff[1])
-                continue
-            self._in_flight = 0
-            self._pub_ok = True
-            delay = self.backoff[0]
-
-    def _is_forgotten(self, op: tuple[str, ...]) -> bool:
-        # A frame of a match this node gave up, or whose lease it cannot vouch for now
-        # (a node resumed after a pause sends nothing it queued before it knows).
-        if op[0] != "pub" or not op[3]:
-            return False
-        return op[3] in self._forgotten or (self.owns is not None and not self.owns(op[3]))
-
-    async def _send_batch(self, batch: list[tuple[str, ...]]) -> None:
-        """Send ``batch`` on the publisher's own connection in one write, then read
-        one reply per command (cheaper than redis-py's pipeline: ``domino bench router``)."""
-        if self._pub is None:
-            self._pub = await self._connect_raw("pub")
-        reader, writer = self._pub
-        parts: list[bytes] = []
-        published = 0
-        for op in batch:
-            if self._is_forgotten(op):
-                continue
-            if op[0] == "pub":
-                parts.append(resp.pack(("PUBLISH", op[1], op[2])))
-                published += 1
-            elif op[0] == "cmd":
-                parts.append(resp.pack(op[1:]))
-            else:  # sync: this node's presence (and spectator counts) as it is now
-                key = self._key("profiles", self.node)
-                parts.append(resp.pack(("DEL", key)))
-                if self.conns:
-                    parts.append(resp.pack(("SADD", key, *self.conns)))
-                counts = self._key("watchers", self.node)
-                parts.append(resp.pack(("DEL", counts)))
-                for mid, conns in self.spectators.items():
-                    parts.append(resp.pack(("HSET", counts, mid, str(len(conns)))))
-                parts.append(resp.pack(("PUBLISH", self._presence_ch, self.node + "\n!")))
-        try:
-            writer.write(b"".join(parts))
-            async with asyncio.timeout(self.alive_ttl):
-                for _ in parts:
-                    reply = await resp.read(reader)
-                    if isinstance(reply, Exception):
-                        log.warning("router %s: Redis refused a command: %s", self.node, reply)
-        except BaseException:
-            writer.close()
-            self._pub = None
-            raise
-        self.published += published
-
-    async def _flush(self) -> None:
-        """Wait until everything queued so far is published."""
-        assert self._drained is not None
-        while self._out or self._in_flight:
-            self._drained.clear()
-            if self._wake is not None:
-                self._wake.set()
-            await self._drained.wait()
-
-    async def settle(self) -> None:
-        """Wait until this node's subscriptions are in effect, its queue is published,
-        and everything published by anyone before that has reached it (tests, and a
-        node that wants a snapshot to follow what it already heard). Waits for Redis
-        while it is away (callers bound it with ``asyncio.wait_for``)."""
-        assert self._ready is not None
-        while True:
-            await self._ready.wait()
-            try:
-                await self._settle_once()
-                return
-            except ConnectionError:
-                continue  # the subscriber lost Redis meanwhile: again once it is back
-
-    async def _settle_once(self) -> None:
-        loop = asyncio.get_running_loop()
-        pong: asyncio.Future[None] = loop.create_future()
-        self._pongs.append(pong)
-        self._write("PING")
-        await pong
-        await self._flush()
-        mark = str(next(self._marker_ids))
-        arrived: asyncio.Future[None] = loop.create_future()
-        self._markers[mark] = arrived
-        self._publish(self._node_ch, "#" + mark)
-        try:
-            await arrived
-        finally:
-            self._markers.pop(mark, None)
-
-    # -- subscribing -------------------------------------------------------------------
-    def _want(self, ch: str, kind: str, key: str) -> None:
-        self._wanted[ch] = (kind, key)
-        if self._writer is not None:
-            self._write("SUBSCRIBE", ch)
-
-    def _unwant(self, ch: str) -> None:
-        if self._wanted.pop(ch, None) is not None and self._writer is not None:
-            self._write("UNSUBSCRIBE", ch)
-
-    def _write(self, *args: str) -> None:
-        assert self._writer is not None
-        self._writer.write(resp.pack(args))
-
-    def _close_sub(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
-        self._sub_ok = False
-        if self._ready is not None:
-            self._ready.clear()
-        for mark in self._markers.values():
-            if not mark.done():
-                mark.set_exception(ConnectionError("the router's subscriber lost Redis"))
-        while self._pongs:
-            fut = self._pongs.popleft()
-            if not isinstance(fut, str) and not fut.done():
-                fut.set_exception(ConnectionError("the router's subscriber lost Redis"))
-
-    async def _connect_raw(self, role: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        name = f"{self.prefix}{self.node}:{role}".replace(" ", "_")
-        return await resp.connect(self.redis, name)
-
-    async def _subscriber(self) -> None:
-        delay = self.backoff[0]
-        while not self._stopping:
-            try:
-                reader, writer = await self._connect_raw("sub")
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                if self._sub_ok or delay == self.backoff[0]:
-                    log.warning("router %s: cannot reach Redis: %s", self.node, e)
-                self._sub_ok = False
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, self.backoff[1])
-                continue
-            self._writer = writer
-            self._write("SUBSCRIBE", self._node_ch, self._presence_ch, *self._wanted)
-            self._pongs.append("load")  # after the subscriptions: reload the presence
-            self._write("PING")
-            try:
-                await self._read_loop(reader)
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                log.warning("router %s: lost Redis: %s", self.node, e)
-            self._close_sub()
-            self._sub_ok = False
-            delay = self.backoff[0]
-            await asyncio.sleep(delay)
-
-    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
-        prefix_player = (self.prefix + "player:").encode()
-        prefix_spect = (self.prefix + "spectators:").encode()
-        node_ch = self._node_ch.encode()
-        presence_ch = self._presence_ch.encode()
-        head = self._head
-        read = self._read_frame
-        while True:
-            frame = await read(reader)
-            if isinstance(frame, Exception):
-                log.warning("router %s: Redis says %s", self.node, frame)
-                continue
-            if frame == b"PONG":
-                frame = [b"pong", b""]
-            if not isinstance(frame, list) or not frame:
-                continue
-            kind = frame[0]
-            if kind == b"message":
-                ch, data = frame[1], frame[2]
-                if data.startswith(head) and ch != node_ch:
-                    continue  # our own frame: delivered locally already
-                sender, _, body = data.partition(b"\n")
-                self.received += 1
-                if ch.startswith(prefix_player):
-                    deliver(self.conns.get(ch[len(prefix_player) :].decode()), body.decode())
-                elif ch.startswith(prefix_spect):
-                    deliver(self.spectators.get(ch[len(prefix_spect) :].decode()), body.decode())
-                elif ch == presence_ch:
-                    await self._presence_message(sender.decode(), body.decode())
-                elif ch == node_ch:
-                    self._node_message(sender.decode(), body.decode())
-            elif kind == b"pong":
-                waiter = self._pongs.popleft() if self._pongs else None
-                if waiter == "load":
-                    await self._load_presence()
-                    log.info(
-                        "router %s: subscribed to %d channels",
-                        self.node,
-                        len(self._wanted) + 2,
-                        extra={"event": "router_subscribed", "channels": len(self._wanted) + 2},
-                    )
-                    self._sub_ok = True
-                    assert self._ready is not None
-                    self._ready.set()
-                    if self._subscribed_once:
-                        self._tell_back()
-                    self._subscribed_once = True
-                elif isinstance(waiter, asyncio.Future) and not waiter.done():
-                    waiter.set_result(None)
-
-    async def _presence_message(self, sender: str, body: str) -> None:
-        if sender == self.node or not body:
-            return
-        op, pid = body[0], body[1:]
-        if op == "+":
-            self._of_node.setdefault(sender, set()).add(pid)
-            self._node_gains(sender, pid)
-        elif op == "-":
-            profiles = self._of_node.get(sender)
-            if profiles is not None:
-                profiles.discard(pid)
-                if not profiles:
-                    del self._of_node[sender]
-            self._node_loses(sender, pid)
-        elif op == "!":
-            await self._load_presence(sender)
 
     def _node_message(self, sender: str, body: str) -> None:
         if not body:
