@@ -1,7 +1,7 @@
 """Commands a node forwarded to a match's owner and has not seen answered yet.
 
 A socket's ``move``, ``back`` or ``leave_match`` for a match another node drives goes to
-that node's channel (:meth:`~domino.server.desks.matchdesk.MatchDesk._forward`). If the owner
+that node's channel (:meth:`~domino.server.cluster.forwarder.Forwarder.forward`). If the owner
 dies before it handles it, the command would vanish: nothing stored, nothing refused,
 and a client that waits for an answer waits until the turn clock plays for it. So the
 forwarding node keeps each forwarded command here (:class:`InFlight`) until the owner
