@@ -121,18 +121,11 @@ class Forwarder:
         self.router.send_to_node(owner, msg)
 
     async def forward(
-        self,
-        kind: Request,
-        conn: Conn,
-        mid: str,
-        *,
-        cmd: dict[str, Any] | None = None,
-        ref: str | None = None,
-        resends: int = 0,
+        self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None, resends: int = 0
     ) -> bool:
-        """Send a request for a match this node does not drive to the node that does;
-        ``False`` when it is this node's (or nobody's: the caller answers). A command
-        is kept in :attr:`in_flight` until its owner answers (``forwarding.py``)."""
+        """Send a command for a match this node does not drive to the node that does;
+        ``False`` when it is this node's (or nobody's: the caller answers). It is kept
+        in :attr:`in_flight` until its owner answers (``forwarding.py``)."""
         runner = self.desk.runners.get(mid)
         if runner is not None and not runner.moved:
             return False
@@ -149,10 +142,8 @@ class Forwarder:
             raise LobbyError("not_stored") from None
         if owner is None:
             return False
-        fid = None
-        if kind == "command":
-            fid = self.in_flight.add(conn, mid, dict(cmd or {}), ref, owner, resends)
-        self._send(owner, kind, conn, mid, cmd, ref, fid)
+        fid = self.in_flight.add(conn, mid, dict(cmd), ref, owner, resends)
+        self._send(owner, "command", conn, mid, cmd, ref, fid)
         return True
 
     # -- receiving -------------------------------------------------------------------------

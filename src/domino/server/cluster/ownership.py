@@ -110,18 +110,11 @@ class Ownership(Protocol):
         ...
 
     async def forward(
-        self,
-        kind: Request,
-        conn: Conn,
-        mid: str,
-        *,
-        cmd: dict[str, Any] | None = None,
-        ref: str | None = None,
-        resends: int = 0,
+        self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None, resends: int = 0
     ) -> bool:
-        """Send a socket's request for ``mid`` to the node that drives it; ``False``
-        when this node serves it. Raises ``LobbyError("not_stored")`` when nobody can
-        say who drives it."""
+        """Send a seat's command for ``mid`` to the node that drives it; ``False`` when
+        this node serves it. Raises ``LobbyError("not_stored")`` when nobody can say who
+        drives it (``resends``: how often it was sent again after an owner lost it)."""
         ...
 
     def ask_snapshot(self, owner: str, conn: Conn, mid: str) -> None:
@@ -197,14 +190,7 @@ class SingleProcess:
         return None
 
     async def forward(
-        self,
-        kind: Request,
-        conn: Conn,
-        mid: str,
-        *,
-        cmd: dict[str, Any] | None = None,
-        ref: str | None = None,
-        resends: int = 0,
+        self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None, resends: int = 0
     ) -> bool:
         return False
 

@@ -72,7 +72,7 @@ class MatchDesk(MatchViews):
             finished=self.after_finish,
             left=self.left_match,
             activity=activity,
-            # On any node of a cluster (the Redis router knows), else on this process.
+            # On any node of a cluster (its router knows), else on this process.
             online=router.online,
         )
         self.env = MatchEnv(
@@ -214,7 +214,7 @@ class MatchDesk(MatchViews):
             bot_budget=self.settings.bot_budget,
         )
         if not await self.ownership.acquire(mid):
-            raise LobbyError("cluster_unavailable")  # (a new id: only Redis can refuse)
+            raise LobbyError("cluster_unavailable")  # (a new id: only the cluster can refuse)
         before = (lobby.status, lobby.match)
         lobby.status = PLAYING
         lobby.match = mid
@@ -277,7 +277,7 @@ class MatchDesk(MatchViews):
         """A seat's command (move, back, leave) from ``conn``; in a cluster, a match another
         node owns gets it through that node's channel (its answers come back the same way;
         ``resends``: how often it was sent again after an owner lost the match)."""
-        if await self.ownership.forward("command", conn, mid, cmd=cmd, ref=ref, resends=resends):
+        if await self.ownership.forward(conn, mid, cmd, ref, resends):
             return
         runner = self._runner(mid)
         seat = runner.seat_of(conn.profile)
@@ -300,7 +300,7 @@ class MatchDesk(MatchViews):
             try:
                 owner = await self.ownership.owner(where.match) if where is not None else None
             except Exception:
-                # Redis away: the match is served to this socket when a node takes it
+                # The cluster away: the match is served to this socket when a node takes it
                 # over again (MatchRunner.announce).
                 log.warning("reconnect to %s not routed (Redis)", where and where.match)
                 return

@@ -164,7 +164,7 @@ class MatchViews:
             try:
                 owner = await self.ownership.owner(msg.match)
             except Exception:
-                # Redis away: nobody can say which node drives the match.
+                # The cluster away: nobody can say which node drives the match.
                 log.warning("%s of %s not routed (Redis)", type(msg).__name__, msg.match)
                 raise LobbyError("match_unavailable") from None
             if owner is not None:
