@@ -29,7 +29,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from domino.server.cluster.redisrouter import RedisRouter
-from domino.server.desks.doors import InProcessRouter
+from domino.server.cluster.router import InProcessRouter
 from domino.server.transport.conn import Conn
 
 
