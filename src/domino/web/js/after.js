@@ -1,5 +1,6 @@
 // The ways on from a match: *Nochmal* (the same lobby again, or a new one with the same rules
-// and bots), going home from the table, and the notice after *Spiel verlassen*.
+// and bots: messages.js sets it up once the server sends it), going home from the table, and
+// the notice after *Spiel verlassen*.
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -65,14 +66,4 @@ export function again(state) {
   app.matchId = null;
   app.lastState = null;
   send({ type: "create_lobby", seats: state.rules?.seats || 2 });
-}
-
-/** A new lobby of this host's after *Nochmal*: set it up as the match before was. */
-export function maybeRematch() {
-  const rm = app.rematch;
-  if (!rm || !app.lobby?.you?.host) return;
-  app.rematch = null;
-  const { target_points: _drop, ...rules } = rm.rules || {};
-  send({ type: "set_rules", rules });
-  for (const b of rm.bots) if (b.seat !== app.lobby.you.seat) send({ type: "add_bot", seat: b.seat, level: b.level });
 }

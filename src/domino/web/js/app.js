@@ -1,6 +1,7 @@
 // The application's entry: which screen each route shows, and the start. The state and the
 // message handler (state.js, messages.js), the screens (start, home, lobby, profile, table,
-// replay) and the REST calls (api.js) are modules of their own.
+// replay) and the REST calls (api.js) are modules of their own; the screens after signing in
+// are loaded then (screens.js), the table's and the replay's when first shown.
 
 import { h, clear, refocus } from "./dom.js";
 import { t, loadCatalogue } from "./i18n.js";
@@ -12,10 +13,7 @@ import { onMessage, onStatus } from "./messages.js";
 import { header, announce, toast, errorText, openHelp, closeHelp } from "./frame.js";
 import { startScreen } from "./start.js";
 import { closeConfirm } from "./quick.js";
-import { homeScreen } from "./home.js";
-import { lobbyScreen } from "./lobby.js";
-import { profileScreen } from "./profile.js";
-import { again, leaveTable, leftNotice } from "./after.js";
+import { loadScreens } from "./screens.js";
 
 /** Escape and the controller's back button: the question first, then the help. */
 function closeOverlay() {
@@ -66,8 +64,11 @@ function loadTable() {
   return tableModule;
 }
 
+let renders = 0; // the newest render's number: one that waited for code and is older stops
+
 async function render() {
   const r = route();
+  const nr = ++renders;
   clearInterval(app.listTimer);
   if (r.name !== "home") closeConfirm(); // the question belongs to the start page
   if (r.name !== "match" && app.table) {
@@ -91,10 +92,12 @@ async function render() {
     clear(app.root).append(header(), startScreen());
     return;
   }
-  // The table's code (table, board, drag, results ...) is not needed before one plays: it is
-  // loaded once signed in, while the start page already shows (server/transport/assets.py keeps it out of
-  // the first visit's preloads).
+  // The table's code (table, board, drag, results ...) is not needed before one plays, nor are
+  // the other screens of a signed-in player: they are loaded once signed in
+  // (server/transport/assets.py keeps them out of the first visit's preloads).
   const tableCode = loadTable();
+  const { homeScreen, lobbyScreen, profileScreen, again, leaveTable, leftNotice } = await loadScreens();
+  if (nr !== renders) return; // another render came meanwhile
   if (r.name === "match") {
     if (!app.table) {
       const { TableView } = await tableCode;

@@ -7,8 +7,7 @@ import { app, send } from "./state.js";
 import { route, go, render, OWN_PAGES } from "./router.js";
 import { header, toast } from "./frame.js";
 import { signedOut } from "./account.js";
-import { updateLists } from "./home.js";
-import { maybeRematch } from "./after.js";
+import { screens } from "./screens.js";
 
 const connBar = new ConnectionBar(document.getElementById("conn"));
 
@@ -60,7 +59,7 @@ export function onMessage(msg) {
       break;
     case "lobby_list":
       app.list = { open: msg.open || [], running: msg.running || [] };
-      if (route().name === "home") updateLists();
+      if (route().name === "home") screens()?.updateLists();
       break;
     case "match_started":
       app.leftNotice = false;
@@ -109,4 +108,14 @@ export function onMessage(msg) {
     default:
       break;
   }
+}
+
+/** A new lobby of this host's after *Nochmal* (after.js): set it up as the match before was. */
+function maybeRematch() {
+  const rm = app.rematch;
+  if (!rm || !app.lobby?.you?.host) return;
+  app.rematch = null;
+  const { target_points: _drop, ...rules } = rm.rules || {};
+  send({ type: "set_rules", rules });
+  for (const b of rm.bots) if (b.seat !== app.lobby.you.seat) send({ type: "add_bot", seat: b.seat, level: b.level });
 }

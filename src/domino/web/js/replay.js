@@ -67,7 +67,7 @@ export class ReplayView {
     const own = (this.data.players || []).findIndex((id) => this.profileId && id === this.profileId);
     this.me = own < 0 ? null : own;
     this.data.rounds.forEach((rnd, r) => rnd.frames.forEach((_, k) => this.positions.push({ r, k })));
-    this.sheet = this.sheetView;
+    this.matchView = this.sheetView; // {view, state}: what results.js and shared.js read
     this.build();
     this.goto(round, move);
     this.loadAnalysis();
@@ -152,7 +152,7 @@ export class ReplayView {
         ),
       ),
     );
-    this.sheetEl.append(scoreSheet(this.sheet.view, this.sheet.state));
+    this.sheetEl.append(scoreSheet(this.matchView.view, this.matchView.state));
     this.resizeObs = new ResizeObserver(() => this.renderBoard());
     this.resizeObs.observe(this.boardEl);
     this.renderAnalysis();
@@ -238,7 +238,7 @@ export class ReplayView {
   resultText(frame) {
     const res = frame.result;
     if (!res) return "";
-    const [reason, scored] = roundResult(this.sheet.view, res);
+    const [reason, scored] = roundResult(this.matchView.view, res);
     return `${reason} ${scored}`;
   }
 
