@@ -369,7 +369,7 @@ class MatchDesk:
         except p.ProtocolError:
             log.warning("a malformed node message: %r", payload)
             return
-        await runner.command(conn, seat, cmd, ref)
+        await runner.command(conn, seat, cmd.command(), ref)
 
     async def _pass_on(self, mid: str, payload: dict[str, Any]) -> bool:
         """A command or snapshot request reached this node after it stopped driving
@@ -1013,7 +1013,7 @@ class MatchDesk:
             seat = next((i for i in runner.left if runner.players[i] == conn.profile), None)
         if seat is None:
             raise LobbyError("not_seated")
-        await runner.command(conn, seat, cmd, ref)
+        await runner.command(conn, seat, cmd.command(), ref)
 
     async def seat_connected(self, conn: Conn) -> None:
         """A profile's socket opened: its seat (if any) is there, with a snapshot first."""

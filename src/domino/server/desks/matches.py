@@ -23,11 +23,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from domino.server import protocol as p
 from domino.server.clock import Clock
 from domino.server.desks.doors import EntryStore, NullObserver, Observer, Router, StaleFence
+from domino.server.protocol.server import error as error_frame
 from domino.server.transport.conn import Conn
-from domino.table import LeaveCommand, Outcome, SeatSpec, Table
+from domino.table import Command, LeaveCommand, Outcome, SeatSpec, Table
 
 log = logging.getLogger("domino.server")
 
@@ -167,10 +167,9 @@ class MatchRunner:
             await hooks.activity()
 
     # -- commands and connections --------------------------------------------------------
-    async def command(self, conn: Conn, seat: int, msg: p.MatchCommand, ref: str | None) -> None:
+    async def command(self, conn: Conn, seat: int, cmd: Command, ref: str | None) -> None:
         """A seat's command from ``conn``; errors go back to ``conn`` only."""
         began = time.perf_counter()
-        cmd = msg.command()
         kind = cmd.kind
         observe = self.env.observer.command
         async with self.lock:
@@ -194,7 +193,9 @@ class MatchRunner:
                 return
             observe(kind, "ok" if out.error is None else "refused", time.perf_counter() - began)
             if (refused := out.error) is not None:
-                conn.send(p.error(refused.code, ref, match=self.id, v=refused.v, **refused.params))
+                conn.send(
+                    error_frame(refused.code, ref, match=self.id, v=refused.v, **refused.params)
+                )
                 if refused.code == "stale_version":
                     conn.send(self._snapshot(seat))
         self.wake.set()
@@ -278,7 +279,7 @@ class MatchRunner:
         return msg
 
     def _error(self, conn: Conn, code: str, ref: str | None) -> None:
-        conn.send(p.error(code, ref, match=self.id, v=self.table.version))
+        conn.send(error_frame(code, ref, match=self.id, v=self.table.version))
 
     # -- outcomes ------------------------------------------------------------------------
     async def _apply(self, out: Outcome, after: Callable[[], None] | None = None) -> None:
