@@ -13,15 +13,8 @@ from table_support import CONFIGS, bot, config_id, human, make_table
 
 from domino.i18n import CATALOGUES
 from domino.rules import Mode
-from domino.table import (
-    BACK_COMMAND,
-    LEAVE_COMMAND,
-    Command,
-    MoveCommand,
-    Refusal,
-    SeatSpec,
-    Table,
-)
+from domino.table import Refusal, SeatSpec, Table
+from domino.table.commands import BACK_COMMAND, LEAVE_COMMAND, Command, MoveCommand
 
 
 def random_command(rng: random.Random, table: Table, seat: int, now: float) -> Command:
