@@ -13,7 +13,7 @@ from typing import Any
 
 from domino.loadtest.site import Frame, Move, SiteClient, Stored, audit, check_moves
 from domino.rules import Rules
-from domino.table import SeatSpec, Table
+from domino.table import MoveCommand, SeatSpec, Table
 
 
 def played() -> tuple[Stored, list[tuple[int | None, dict[str, Any]]], list[Move]]:
@@ -30,7 +30,7 @@ def played() -> tuple[Stored, list[tuple[int | None, dict[str, Any]]], list[Move
         legal = snap["view"]["legal"]
         if legal:
             mv = Move(f"r{len(moves)}", "m1", 0, table.version, legal[0], acked=True)
-            out = table.command(0, {"type": "move", "move": mv.move, "v": mv.v}, now)
+            out = table.command(0, MoveCommand(mv.move, mv.v), now)
             assert out.error is None
             moves.append(mv)
         else:

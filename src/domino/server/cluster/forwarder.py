@@ -19,7 +19,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from domino.i18n import t
 from domino.server import protocol as p
 from domino.server.cluster.forwarding import InFlight, Pending
 from domino.server.cluster.lease import Leases
@@ -121,7 +120,7 @@ class Forwarder:
         self.router.send_to_node(owner, msg)
 
     async def forward(
-        self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None, resends: int = 0
+        self, conn: Conn, mid: str, cmd: p.MatchCommand, ref: str | None, resends: int = 0
     ) -> bool:
         """Send a command for a match this node does not drive to the node that does;
         ``False`` when it is this node's (or nobody's: the caller answers). It is kept
@@ -142,8 +141,10 @@ class Forwarder:
             raise LobbyError("not_stored") from None
         if owner is None:
             return False
-        fid = self.in_flight.add(conn, mid, dict(cmd), ref, owner, resends)
-        self._send(owner, "command", conn, mid, cmd, ref, fid)
+        # The typed command travels as the client's message (checked again there).
+        body = cmd.model_dump()
+        fid = self.in_flight.add(conn, mid, body, ref, owner, resends)
+        self._send(owner, "command", conn, mid, body, ref, fid)
         return True
 
     # -- receiving -------------------------------------------------------------------------
@@ -196,7 +197,7 @@ class Forwarder:
         runner = runners.get(mid)
         if runner is None or runner.broken or runner.moved:
             code = "match_moved" if runner is not None and runner.moved else "match_not_found"
-            conn.send(p.ErrorMsg(code=code, message=t(code), match=mid, ref=msg.ref))
+            conn.send(p.error(code, msg.ref, match=mid))
             return
         if msg.kind == "snapshot":
             runner.snapshot_for(conn)
@@ -205,10 +206,14 @@ class Forwarder:
         if seat is None:
             seat = next((i for i in runner.left if runner.players[i] == msg.profile), None)
         if seat is None:
-            code = "not_seated"
-            conn.send(p.ErrorMsg(code=code, message=t(code), ref=msg.ref))
+            conn.send(p.error("not_seated", msg.ref))
             return
-        await runner.command(conn, seat, dict(msg.cmd or {}), msg.ref)
+        try:
+            cmd = p.command_of(msg.cmd)
+        except p.ProtocolError:
+            log.warning("a malformed node message: %r", msg)
+            return
+        await runner.command(conn, seat, cmd.command(), msg.ref)
 
     async def _pass_on(self, msg: n.Forwarded) -> bool:
         """A command or snapshot request reached this node after it stopped driving its
@@ -265,13 +270,12 @@ class Forwarder:
             extra={"event": "command_resent", "match": pending.match, "owner": pending.owner},
         )
         try:
+            cmd = p.command_of(pending.cmd)
             await self.desk.command(
-                pending.conn, pending.match, pending.cmd, pending.ref, resends=pending.resends + 1
+                pending.conn, pending.match, cmd, pending.ref, resends=pending.resends + 1
             )
         except LobbyError as e:
-            pending.conn.send(
-                p.ErrorMsg(code=e.code, message=t(e.code, **e.params), ref=pending.ref)
-            )
+            pending.conn.send(p.error(e.code, pending.ref, **e.params))
         except Exception:
             log.exception("a command for %s could not be sent again", pending.match)
             _answer_moved(pending)
@@ -324,8 +328,7 @@ class Forwarder:
 
 
 def _answer_moved(pending: Pending) -> None:
-    code = "match_moved"
-    pending.conn.send(p.ErrorMsg(code=code, message=t(code), match=pending.match, ref=pending.ref))
+    pending.conn.send(p.error("match_moved", pending.ref, match=pending.match))
 
 
 __all__ = ["Forwarder", "RemoteConn"]

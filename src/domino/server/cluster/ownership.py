@@ -19,7 +19,7 @@ One process owns every match of its database and forwards nothing:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from domino.server import protocol as p
 from domino.server.desks.matches import MatchRunner
@@ -47,7 +47,7 @@ class Owned(Protocol):
         ...
 
     async def command(
-        self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None, resends: int = 0
+        self, conn: Conn, mid: str, cmd: p.MatchCommand, ref: str | None, resends: int = 0
     ) -> None:
         """A seat's command, as a socket sends it (routed again if need be)."""
         ...
@@ -110,7 +110,7 @@ class Ownership(Protocol):
         ...
 
     async def forward(
-        self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None, resends: int = 0
+        self, conn: Conn, mid: str, cmd: p.MatchCommand, ref: str | None, resends: int = 0
     ) -> bool:
         """Send a seat's command for ``mid`` to the node that drives it; ``False`` when
         this node serves it. Raises ``LobbyError("not_stored")`` when nobody can say who
@@ -190,7 +190,7 @@ class SingleProcess:
         return None
 
     async def forward(
-        self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None, resends: int = 0
+        self, conn: Conn, mid: str, cmd: p.MatchCommand, ref: str | None, resends: int = 0
     ) -> bool:
         return False
 

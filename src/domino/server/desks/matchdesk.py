@@ -272,7 +272,7 @@ class MatchDesk(MatchViews):
 
     # -- commands --------------------------------------------------------------------------
     async def command(
-        self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None, resends: int = 0
+        self, conn: Conn, mid: str, cmd: p.MatchCommand, ref: str | None, resends: int = 0
     ) -> None:
         """A seat's command (move, back, leave) from ``conn``; in a cluster, a match another
         node owns gets it through that node's channel (its answers come back the same way;
@@ -287,7 +287,7 @@ class MatchDesk(MatchViews):
             seat = next((i for i in runner.left if runner.players[i] == conn.profile), None)
         if seat is None:
             raise LobbyError("not_seated")
-        await runner.command(conn, seat, cmd, ref)
+        await runner.command(conn, seat, cmd.command(), ref)
 
     async def seat_connected(self, conn: Conn) -> None:
         """A profile's socket opened: its seat (if any) is there, with a snapshot first."""
