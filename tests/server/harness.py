@@ -144,6 +144,7 @@ class Harness:
         self.tc = TestClient(self.app)
         self.tc.__enter__()
         self.clients: list[Client] = []
+        self._closed = False
 
     @property
     def service(self) -> Service:
@@ -151,6 +152,11 @@ class Harness:
         return service
 
     def close(self) -> None:
+        """Close the sockets, then end the app's lifespan; once (a fixture may close a
+        node the test closed already)."""
+        if self._closed:
+            return
+        self._closed = True
         for c in self.clients:
             c.close()
         self.tc.__exit__(None, None, None)
