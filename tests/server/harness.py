@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -202,6 +203,15 @@ def harness(data_dir: Path, **kw: Any) -> Iterator[Harness]:
         yield h
     finally:
         h.close()
+
+
+TILE = re.compile(r"(?<![0-9])([0-6])\|([0-6])(?![0-9])")
+
+
+def tiles_in(obj: Any) -> set[str]:
+    """Every tile named anywhere in ``obj`` (JSON text or data), as ``"high|low"``."""
+    text = obj if isinstance(obj, str) else json.dumps(obj)
+    return {f"{max(a, b)}|{min(a, b)}" for a, b in TILE.findall(text)}
 
 
 def latest_state(c: Client) -> dict[str, Any] | None:

@@ -9,9 +9,7 @@ None of them may name a round's tiles out of play; the record still replays the 
 
 from __future__ import annotations
 
-import json
 import random
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,19 +19,12 @@ import pytest
 from domino.rules.record import replay
 from domino.server.service import public_record
 
-from ..harness import harness, latest_state, lobby_with_bots, play_out, start
+from ..harness import harness, latest_state, lobby_with_bots, play_out, start, tiles_in
 
 if TYPE_CHECKING:
     from live import LiveServers
 
 TIMEOUT = 10.0  # a bound on a dead server, never a timing assertion
-TILE = re.compile(r"(?<![0-9])([0-6])\|([0-6])(?![0-9])")
-
-
-def tiles_in(obj: Any) -> set[str]:
-    """Every tile named anywhere in ``obj`` (JSON text or data), as ``"high|low"``."""
-    text = obj if isinstance(obj, str) else json.dumps(obj)
-    return {f"{max(a, b)}|{min(a, b)}" for a, b in TILE.findall(text)}
 
 
 def keys_in(obj: Any) -> set[str]:
