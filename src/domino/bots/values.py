@@ -160,6 +160,11 @@ def greedy(hand: int, left: int, right: int, ld: bool, rd: bool, fives: bool) ->
     return greedy_es(hand, ends_state(left, right, ld, rd), fives)
 
 
+def _stuck_in(hands: list[int], fit: int) -> Callable[[int], float]:
+    # A seat of known hand is stuck (1) when it holds tiles and none of ``fit``.
+    return lambda o: 1.0 if hands[o] and not hands[o] & fit else 0.0
+
+
 def greedy_block_es(hands: list[int], seat: int, es: int, fives: bool, row: BlockRow) -> int:
     """:func:`greedy_es` for ``hands[seat]`` plus :func:`block_value` of the guessed hands:
     a seat of ``row`` is stuck (1) when it holds tiles and none fits the ends left."""
@@ -168,10 +173,7 @@ def greedy_block_es(hands: list[int], seat: int, es: int, fives: bool, row: Bloc
     best_score = -float(1 << 30)
     for mv in plays_of(hand, es):
         opt = option(mv, es, fives)
-        fit = opt[3]
-        score = value_of(hand, opt, GREEDY) + block_value(
-            row, lambda o, fit=fit: 1.0 if hands[o] and not hands[o] & fit else 0.0
-        )
+        score = value_of(hand, opt, GREEDY) + block_value(row, _stuck_in(hands, opt[3]))
         if score > best_score:
             best, best_score = mv, score
     return best
