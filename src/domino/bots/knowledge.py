@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from domino.rules import TILES, WITH, SeatView
 from domino.rules.kernel import OPENING_ORDER
+from domino.rules.tiles import mask_of
 
 from .base import hand_mask
 
@@ -117,9 +118,7 @@ def infer(view: SeatView, *, before_plays: dict[int, Slots] | None = None) -> Kn
     assert me is not None and view.hand is not None
     rules = view.rules
     n = rules.seats
-    seen = hand_mask(view)
-    for t, _, _ in view.line:
-        seen |= t.mask
+    seen = hand_mask(view) | mask_of(t for t, _, _ in view.line)
     slots: list[list[int]] = [[] for _ in range(n)]
     births: list[list[int]] = [[] for _ in range(n)]
     sources: list[tuple[int, int]] = []
