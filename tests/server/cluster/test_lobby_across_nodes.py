@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from domino.server.desks.lobby import Lobby
-from domino.server.storage.db import Database, InOtherLobby, LobbyConflict
+from domino.server.storage.db import Database
+from domino.server.storage.lobbies import InOtherLobby, LobbyConflict
 
 from ..harness import Client
 from .test_failover import (  # noqa: F401 (prefix: the fixture)

@@ -16,7 +16,7 @@ from domino.rules import Rules
 from domino.server import FakeClock
 from domino.server.desks.doors import InProcessRouter
 from domino.server.desks.matches import MatchEnv, MatchHooks, MatchRunner
-from domino.server.storage.db import StaleFence
+from domino.server.storage.matchlog import StaleFence
 from domino.server.transport.conn import Conn
 from domino.table import SeatSpec, Table
 
