@@ -10,7 +10,6 @@ A running match needs three things besides its table and a clock:
   (:class:`~domino.server.desks.matches.MatchHooks`).
 
 One process is the cluster with :class:`InProcessRouter` and the
-:class:`~domino.server.storage.matchlog.MatchLog` of the
 :class:`~domino.server.storage.db.Database` as the store. A router between processes
 implements :class:`Router` with one channel per audience (``player:{profile}``
 and ``spectators:{match}``, :func:`channel`), so a seat's frames only ever travel
@@ -27,6 +26,17 @@ from pydantic import BaseModel
 from domino.server.transport.conn import Conn, encode
 
 
+class StaleFence(Exception):
+    """An append carried a fencing token that is no longer the match's (another owner
+    claimed it, or the match does not exist); nothing of that append was written."""
+
+    def __init__(self, mid: str, fence: int, current: int | None) -> None:
+        super().__init__(f"match {mid}: fence {fence} is stale (current: {current})")
+        self.mid = mid
+        self.fence = fence
+        self.current = current
+
+
 class EntryStore(Protocol):
     """A match log that refuses writers who lost the match (fencing tokens)."""
 
@@ -38,8 +48,7 @@ class EntryStore(Protocol):
         self, match_id: str, start: int, entries: list[dict[str, Any]], fence: int
     ) -> None:
         """Store ``entries`` at ``start, start + 1, ...``; raise
-        :class:`~domino.server.storage.matchlog.StaleFence` when ``fence`` is not the
-        current token."""
+        :class:`StaleFence` when ``fence`` is not the current token."""
         ...
 
     async def load(self, match_id: str) -> list[dict[str, Any]]:

@@ -25,8 +25,7 @@ from typing import Any
 
 from domino.i18n import t
 from domino.server.clock import Clock
-from domino.server.desks.doors import EntryStore, NullObserver, Observer, Router
-from domino.server.storage.matchlog import StaleFence
+from domino.server.desks.doors import EntryStore, NullObserver, Observer, Router, StaleFence
 from domino.server.transport.conn import Conn
 from domino.table import Outcome, SeatSpec, Table
 

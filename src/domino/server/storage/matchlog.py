@@ -3,9 +3,9 @@ event-sourced truth a restarted or taking-over node replays.
 
 A node claims a match (:meth:`MatchLog.claim`) and appends under the fencing token the
 claim returned; the database refuses an append whose token is no longer the match's
-(:class:`StaleFence`). Appends of many matches share one commit under load (group
-commit); on SQLite in a file they go through one plain connection on the event loop's
-thread, and on PostgreSQL through asyncpg directly.
+(:class:`~domino.server.desks.doors.StaleFence`). Appends of many matches share one
+commit under load (group commit); on SQLite in a file they go through one plain
+connection on the event loop's thread, and on PostgreSQL through asyncpg directly.
 """
 
 from __future__ import annotations
@@ -20,23 +20,15 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+# The refusal is the entry store's door's own exception (the match runner catches it
+# without importing the storage).
+from domino.server.desks.doors import StaleFence
 from domino.server.storage.engine import Core, dumps, sqlite_pragmas
 
-__all__ = ["CHECKPOINT_EVERY", "MatchLog", "StaleFence"]
+__all__ = ["CHECKPOINT_EVERY", "MatchLog"]
 
 #: Seconds between WAL checkpoints of a SQLite database (see MatchLog._checkpoint_every).
 CHECKPOINT_EVERY = 1.0
-
-
-class StaleFence(Exception):
-    """An append carried a fencing token that is no longer the match's (another owner
-    claimed it, or the match does not exist); nothing of that append was written."""
-
-    def __init__(self, mid: str, fence: int, current: int | None) -> None:
-        super().__init__(f"match {mid}: fence {fence} is stale (current: {current})")
-        self.mid = mid
-        self.fence = fence
-        self.current = current
 
 
 #: One waiting append: its match, fencing token, rows and the future its caller awaits.
