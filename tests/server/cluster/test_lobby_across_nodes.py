@@ -14,7 +14,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from domino.server.desks.lobby import Lobby
-from domino.server.storage.db import Database, InOtherLobby, LobbyConflict
+from domino.server.storage.db import Database
+from domino.server.storage.lobbies import InOtherLobby, LobbyConflict
 
 from ..harness import Client
 from .nodes import (

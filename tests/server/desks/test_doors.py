@@ -15,8 +15,8 @@ from typing import Any
 from domino.rules import Rules
 from domino.server import FakeClock
 from domino.server.cluster.router import InProcessRouter
+from domino.server.desks.doors import StaleFence
 from domino.server.desks.matches import MatchEnv, MatchHooks, MatchRunner
-from domino.server.storage.db import StaleFence
 from domino.server.transport.conn import Conn
 from domino.table import SeatSpec, Table
 

@@ -23,7 +23,7 @@ from typing import Literal, Protocol
 
 from domino.server import protocol as p
 from domino.server.desks.matches import MatchRunner
-from domino.server.storage.db import StoredMatch
+from domino.server.storage.matches import StoredMatch
 from domino.server.transport.conn import Conn
 
 #: What a socket asks of a match another node drives.

@@ -15,7 +15,7 @@ from domino.server.cluster.router import InProcessRouter
 from domino.server.desks.lobbydesk import LobbyDesk
 from domino.server.desks.matchdesk import MatchDesk
 from domino.server.desks.people import profile_out
-from domino.server.storage.db import Database
+from domino.server.storage.profiles import ProfileStore
 from domino.server.transport.conn import Conn
 
 log = logging.getLogger("domino.server")
@@ -25,7 +25,7 @@ class Connections:
     """A socket's hello and its close, for the lobby and the match of its profile."""
 
     def __init__(
-        self, db: Database, router: InProcessRouter, lobbies: LobbyDesk, matches: MatchDesk
+        self, db: ProfileStore, router: InProcessRouter, lobbies: LobbyDesk, matches: MatchDesk
     ) -> None:
         self.db = db
         self.router = router

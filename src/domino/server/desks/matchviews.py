@@ -20,7 +20,8 @@ from domino.server.cluster.router import InProcessRouter
 from domino.server.desks.lobby import LobbyError
 from domino.server.desks.matches import MatchRunner, seat_specs
 from domino.server.settings import Settings
-from domino.server.storage.db import Database, StoredMatch
+from domino.server.storage.db import Database
+from domino.server.storage.matches import StoredMatch
 from domino.server.transport.conn import Conn
 from domino.table import RestoreError, Table
 
