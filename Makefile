@@ -92,6 +92,9 @@ test: $(STAMP) chromium haproxy deploy-tools lint types unit
 screenshots: $(STAMP) chromium
 	DOMINO_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/web
 
+# The benchmarks and load tests live in bench/ (the package domino_bench, never in the wheel);
+# `domino bench ...` from this checkout finds them (`domino bench --help` lists them). This
+# door adds what they compare against (the bench extra) and runs the engine bench.
 bench: $(STAMP)
 	$(BIN)/pip install -q -e '.[dev,bench]'
 	$(BIN)/domino bench engine

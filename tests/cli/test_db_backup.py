@@ -26,7 +26,7 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from domino.loadtest.site import Party, SiteClient, form
+from domino_bench.site import Party, SiteClient, form
 from domino.server import Settings, create_app
 from domino.server.run import free_port, serving_in_thread
 from domino.server.storage.db import Database

@@ -68,7 +68,7 @@ class Service:
         self.settings = settings
         self.clock = settings.clock
         self.node = node or settings.node or node_name()
-        self.db = Database(settings.database_url, settings.table_prefix)
+        self.db = (settings.database or Database)(settings.database_url, settings.table_prefix)
         self.people = People(self.db, settings)
         # A cluster's node (Settings.redis_url): Redis for the match leases and for the
         # messages between nodes; else the single process's own router.

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from domino.loadtest.infra import url_as
+from domino_bench.infra import url_as
 from domino.server.cluster import resp
 
 from ..redis_keys import NO_REDIS, REDIS_ADMIN

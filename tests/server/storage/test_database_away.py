@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from domino.i18n import t
-from domino.loadtest.relay import Relay
+from domino_bench.relay import Relay
 from domino.server.storage.db import Database
 from domino.server.storage.outage import PROBE_TTL
 

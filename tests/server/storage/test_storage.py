@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from domino.server.benchdb import bench
+from domino_bench.benchdb import bench
 from domino.server.storage.db import Database, InOtherLobby, LobbyConflict, NameTaken, StaleFence
 
 from ..harness import harness, latest_state, lobby_with_bots, play_out, start

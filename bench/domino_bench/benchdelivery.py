@@ -1,7 +1,7 @@
 """Messages per second and CPU per message: the in-process router against the Redis
 router, with the audience on the same node and on another node.
 
-Usage: ``python tools/bench_router.py [MESSAGES] [ROUNDS] [REDIS_URL]`` (defaults:
+Usage: ``python -m domino_bench.benchdelivery [MESSAGES] [ROUNDS] [REDIS_URL]`` (defaults:
 20000 messages, 3 rounds, ``redis://127.0.0.1:6379/0``). Each round sends MESSAGES
 state frames (about 600 bytes of JSON each) to one player whose one socket is
 

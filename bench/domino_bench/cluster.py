@@ -230,7 +230,7 @@ class Cluster:
         self.migrated = True
 
     def settings(self, k: int) -> dict[str, str]:
-        """Node ``k``'s settings by flag: the same :func:`~domino.loadtest.guide.node_settings`
+        """Node ``k``'s settings by flag: the same :func:`~domino_bench.guide.node_settings`
         docs/deploy.md's walk-through (``deploy/site.py``) writes into the nodes' files."""
         node = self.node(k)
         return node_settings(
