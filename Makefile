@@ -13,8 +13,13 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 DEPS := $(VENV)/.installed-deps
+# bench/ (the package domino_bench: benchmarks, load tests and the test infrastructure they
+# share) is not part of the package; a .pth file puts it on the venv's path, as an editable
+# install would, so `python -m domino_bench.NAME` and `domino bench ...` find it.
 $(DEPS): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/python -c "import pathlib, sysconfig; \
+	  pathlib.Path(sysconfig.get_path('purelib'), 'domino_bench.pth').write_text('$(CURDIR)/bench\n')"
 	touch $(DEPS)
 
 # The rules kernel compiled with mypyc: setup.py, the one build definition of every wheel,

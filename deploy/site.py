@@ -54,6 +54,7 @@ import httpx
 # The checkout's bench/ (domino_bench), beside this deploy/ folder.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
+from domino.server.run import free_port, stop_bound
 from domino_bench.cluster import haproxy_binary, render_config
 from domino_bench.guide import (
     as_env,
@@ -64,7 +65,6 @@ from domino_bench.guide import (
     unit_command,
     write_env_file,
 )
-from domino.server.run import free_port, stop_bound
 
 #: The repository's deploy/ folder (this file's).
 DEPLOY = Path(__file__).resolve().parent

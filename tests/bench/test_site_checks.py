@@ -11,9 +11,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from domino_bench.site import Frame, Move, SiteClient, Stored, audit, check_moves
 from domino.rules import Rules
 from domino.table import SeatSpec, Table
+from domino_bench.site import Frame, Move, SiteClient, Stored, audit, check_moves
 
 
 def played() -> tuple[Stored, list[tuple[int | None, dict[str, Any]]], list[Move]]:

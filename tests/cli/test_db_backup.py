@@ -26,11 +26,11 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from domino_bench.site import Party, SiteClient, form
 from domino.server import Settings, create_app
 from domino.server.run import free_port, serving_in_thread
 from domino.server.storage.db import Database
 from domino.table import Timing
+from domino_bench.site import Party, SiteClient, form
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
 #: Fast tables: bots move within 0.15 s, 0.3 s between rounds.

@@ -38,6 +38,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from domino.i18n import t
+from domino.server.run import free_port
+from domino.server.settings import Settings
 from domino_bench.cluster import Cluster
 from domino_bench.infra import TEST_DB, url_as
 from domino_bench.site import (
@@ -52,8 +54,6 @@ from domino_bench.site import (
     node_events,
     until_any,
 )
-from domino.server.run import free_port
-from domino.server.settings import Settings
 
 from .conftest import PG_URL, new_cluster
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from domino_bench.benchdb import bench
 from domino.server.storage.db import Database, InOtherLobby, LobbyConflict, NameTaken, StaleFence
+from domino_bench.benchdb import bench
 
 from ..harness import harness, latest_state, lobby_with_bots, play_out, start
 
