@@ -31,6 +31,8 @@ from pathlib import Path
 
 #: The folder that holds this package (``bench/`` of the checkout).
 HOME = Path(__file__).resolve().parent.parent
+#: The source checkout (deploy/, src/, bench/).
+CHECKOUT = HOME.parent
 
 
 def child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -23,8 +23,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-#: The source checkout (``bench/domino_bench/`` is two floors below it).
-ROOT = Path(__file__).resolve().parents[2]
+from . import CHECKOUT
+
+ROOT = CHECKOUT
 
 
 #: Where the store was at a revision: storage/ since the server's split into folders.

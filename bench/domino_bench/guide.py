@@ -18,8 +18,10 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from . import CHECKOUT
+
 #: The repository's node unit.
-UNIT = Path(__file__).resolve().parents[3] / "deploy" / "systemd" / "domino@.service"
+UNIT = CHECKOUT / "deploy" / "systemd" / "domino@.service"
 #: Where the unit expects the program and its files on a site.
 INSTALLED = "/opt/domino/bin/domino"
 ETC = "/etc/domino"
