@@ -29,5 +29,5 @@ def test_bench_without_the_checkout_says_where_the_benchmarks_are(
     monkeypatch.setattr(bench, "bench_commands", lambda: None)  # as in an installed wheel
     assert main(["bench", "server", "--steps", "200", "--flood"]) == 2
     err = capsys.readouterr().err
-    assert err == t("bench_elsewhere", name="server") + "\n"
+    assert err == t("bench_elsewhere", command="server") + "\n"
     assert main(["bench", "engine", "--seconds", "0.02", "--repeats", "1", "--skip-modes"]) == 0

@@ -86,7 +86,7 @@ def elsewhere(args: argparse.Namespace) -> int:
     """A benchmark this install does not have: where it is, in one line."""
     from domino.i18n import t
 
-    print(t("bench_elsewhere", name=args.what), file=sys.stderr)
+    print(t("bench_elsewhere", command=args.what), file=sys.stderr)
     return 2
 
 
