@@ -37,7 +37,8 @@ from typing import Any
 
 from domino.bots import LEVELS
 from domino.rules import TILES, Mode, Rules, tiles_of
-from domino.table import SeatSpec, Table
+from domino.server.protocol import error as error_frame
+from domino.table import BACK_COMMAND, LEAVE_COMMAND, Command, MoveCommand, SeatSpec, Table
 
 TILE = re.compile(r"^([0-6])\|([0-6])(?: [LR])?$")
 SECRET_KEYS = frozenset({"seed", "deal", "deals", "lager_tiles", "order", "out", "leftovers"})
@@ -284,17 +285,18 @@ def _human_action(
         return frames
     if r < 0.025 and sum(not x.left for x in humans.values()) > 1:
         h.left = True
-        cmd: dict[str, Any] = {"type": "leave"}
+        cmd: Command = LEAVE_COMMAND
     elif r < 0.05:  # stale or illegal
-        cmd = {"type": "move", "move": rng.choice(["6|6 L", "D", "P", "0|0 R", "x"]), "v": 0}
+        cmd = MoveCommand(rng.choice(["6|6 L", "D", "P", "0|0 R", "x"]), 0)
     elif r < 0.07:
-        cmd = {"type": "back"}
+        cmd = BACK_COMMAND
     else:
-        cmd = {"type": "move", "move": rng.choice(msg["view"]["legal"]), "v": msg["v"]}
+        cmd = MoveCommand(rng.choice(msg["view"]["legal"]), msg["v"])
     out = table.command(h.seat, cmd, now)
     frames += out.messages
-    if out.error is not None:
-        frames.append((h.seat, out.error))
+    if (refused := out.error) is not None:
+        error = error_frame(refused.code, v=refused.v, **refused.params)
+        frames.append((h.seat, error.model_dump()))
     return frames
 
 

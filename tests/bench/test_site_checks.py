@@ -12,7 +12,7 @@ import copy
 from typing import Any
 
 from domino.rules import Rules
-from domino.table import SeatSpec, Table
+from domino.table import MoveCommand, SeatSpec, Table
 from domino_bench.site import Frame, Move, SiteClient, Stored, audit, check_moves
 
 
@@ -30,7 +30,7 @@ def played() -> tuple[Stored, list[tuple[int | None, dict[str, Any]]], list[Move
         legal = snap["view"]["legal"]
         if legal:
             mv = Move(f"r{len(moves)}", "m1", 0, table.version, legal[0], acked=True)
-            out = table.command(0, {"type": "move", "move": mv.move, "v": mv.v}, now)
+            out = table.command(0, MoveCommand(mv.move, mv.v), now)
             assert out.error is None
             moves.append(mv)
         else:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domino.rules import Mode, Rules, Tile, tiles_of
-from domino.table import Outcome, SeatSpec, Table, Timing
+from domino.table import MoveCommand, Outcome, SeatSpec, Table, Timing
 
 TILE_RE = re.compile(r"(?<![0-9|])([0-6])\|([0-6])(?![0-9|])")
 FORBIDDEN_KEYS = {"seed", "deal", "deals", "out", "lager_tiles", "hands_hidden", "order"}
@@ -158,7 +158,7 @@ class Driver:
                 text = self.pick(s, t, self.now + self.think)
                 if text is not None:
                     self.now += self.think
-                    out = t.command(s, {"type": "move", "move": text, "v": t.version}, self.now)
+                    out = t.command(s, MoveCommand(text, t.version), self.now)
                     assert out.error is None, out.error
                     return self.record(out)
         wake = t.next_wakeup()

@@ -11,7 +11,7 @@ from table_support import Driver, bot, human, make_table
 from domino.bots import auto_move
 from domino.i18n import t as tr
 from domino.rules import WITH, Mode, view
-from domino.table import SeatSpec, Table
+from domino.table import BACK_COMMAND, LEAVE_COMMAND, MoveCommand, SeatSpec, Table
 
 
 def find_table(
@@ -190,7 +190,7 @@ def test_two_expired_turns_in_a_row_bring_a_standin_and_back_ends_it() -> None:
     assert m is not None
     # "Ich bin wieder da": the bot stands down, the seat's clock runs again.
     now = driver.now + 0.1
-    out = table.command(0, {"type": "back"}, now)
+    out = table.command(0, BACK_COMMAND, now)
     assert [e["kind"] for e in out.entries] == ["back"] and out.error is None
     assert not table.seats[0].standin
     assert dict(out.messages)[0]["seats"][0]["standin"] is False
@@ -214,7 +214,7 @@ def test_a_move_makes_the_standin_stand_down() -> None:
     due = table.next_wakeup()
     assert due is not None
     legal = table.snapshot(0, driver.now)["view"]["legal"]
-    out = table.command(0, {"type": "move", "move": legal[0], "v": table.version}, due - 0.01)
+    out = table.command(0, MoveCommand(legal[0], table.version), due - 0.01)
     assert out.error is None
     assert [e["kind"] for e in out.entries] == ["back", "move"]
     assert not table.seats[0].standin and table.seats[0].expired == 0
@@ -225,9 +225,9 @@ def test_a_refused_move_still_ends_the_standin() -> None:
     driver = Driver(table, act=never_acts(0))
     run_until_kind(driver, "timeout", 0)
     run_until_kind(driver, "timeout", 0)
-    out = table.command(0, {"type": "move", "move": "D", "v": 1}, driver.now)
+    out = table.command(0, MoveCommand("D", 1), driver.now)
     assert [e["kind"] for e in out.entries] == ["back"]
-    assert out.error is not None and out.error["code"] == "stale_version"
+    assert out.error is not None and out.error.code == "stale_version"
     assert not table.seats[0].standin
 
 
@@ -255,7 +255,7 @@ def test_leaving_hands_the_seat_to_a_bot_for_good() -> None:
     driver = Driver(table)
     for _ in range(5):
         driver.step()
-    out = table.command(0, {"type": "leave"}, driver.now)
+    out = table.command(0, LEAVE_COMMAND, driver.now)
     assert [e["kind"] for e in out.entries] == ["leave"]
     assert table.seats[0].left and not table.finished
     msg = dict(out.messages)[1]
@@ -269,9 +269,9 @@ def test_leaving_hands_the_seat_to_a_bot_for_good() -> None:
         "standin": False,
         "left": True,
     }
-    back = table.command(0, {"type": "back"}, driver.now)
-    assert back.error is not None and back.error["code"] == "left_match"
-    assert back.error["message"] == tr("left_match")
+    back = table.command(0, BACK_COMMAND, driver.now)
+    assert back.error is not None and back.error.code == "left_match"
+    assert back.error.message == tr("left_match")
     driver.run()
     assert any(e["kind"] == "bot" and e["seat"] == 0 for e in table.log)
     assert table.xp is not None and table.xp[0] is None and table.xp[1] is not None
@@ -286,7 +286,7 @@ def test_leaving_on_the_own_turn_lets_the_bot_move_after_a_delay() -> None:
     m = table.match
     assert m is not None
     s = m.round.turn
-    out = table.command(s, {"type": "leave"}, 3.0)
+    out = table.command(s, LEAVE_COMMAND, 3.0)
     assert out.entries[0]["kind"] == "leave"
     due = table.next_wakeup()
     lo, hi = table.timing.bot_delay
@@ -300,8 +300,8 @@ def test_when_every_human_left_the_match_ends_at_once() -> None:
     driver = Driver(table)
     for _ in range(4):
         driver.step()
-    assert [e["kind"] for e in table.command(0, {"type": "leave"}, driver.now).entries] == ["leave"]
-    out = table.command(2, {"type": "leave"}, driver.now)
+    assert [e["kind"] for e in table.command(0, LEAVE_COMMAND, driver.now).entries] == ["leave"]
+    out = table.command(2, LEAVE_COMMAND, driver.now)
     assert [e["kind"] for e in out.entries] == ["leave", "end"]
     assert out.finished and table.finished and table.finished_reason == "abandoned"
     assert table.xp == [None, None, None]
@@ -309,8 +309,8 @@ def test_when_every_human_left_the_match_ends_at_once() -> None:
     for _audience, msg in out.messages:
         assert msg["phase"] == "match_over" and msg["view"]["legal"] == []
         assert msg["clock"]["seat"] is None
-    late = table.command(0, {"type": "move", "move": "D", "v": table.version}, driver.now)
-    assert late.error is not None and late.error["code"] == "match_over"
+    late = table.command(0, MoveCommand("D", table.version), driver.now)
+    assert late.error is not None and late.error.code == "match_over"
     assert table.advance(driver.now + 100).entries == []
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from table_support import Driver, bot, human, make_table
 
-from domino.table import Table
+from domino.table import BACK_COMMAND, LEAVE_COMMAND, Table
 from domino.table.model import ENTRY_KINDS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "match-state.md"
@@ -70,10 +70,10 @@ def test_every_event_and_log_kind_is_documented() -> None:
     table = make_table([human("Anna"), human("Ben"), bot()], seed="doc-kinds")
     driver = Driver(table, act=lambda s, t, now: None, on_outcome=grab)
     driver.run_until(lambda t: t.seats[0].standin and t.seats[1].standin)
-    grab(table, table.command(0, {"type": "back"}, driver.now))
+    grab(table, table.command(0, BACK_COMMAND, driver.now))
     grab(table, table.set_connected(0, False, driver.now))
     grab(table, table.set_connected(0, True, driver.now))
-    grab(table, table.command(0, {"type": "leave"}, driver.now))
+    grab(table, table.command(0, LEAVE_COMMAND, driver.now))
     driver.run()
     assert emitted <= events
     assert {"timeout", "standin", "back", "leave", "round_end", "match_end"} <= emitted

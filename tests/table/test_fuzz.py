@@ -13,26 +13,27 @@ from table_support import CONFIGS, bot, config_id, human, make_table
 
 from domino.i18n import CATALOGUES
 from domino.rules import Mode
-from domino.table import SeatSpec, Table
+from domino.table import Refusal, SeatSpec, Table
+from domino.table.commands import BACK_COMMAND, LEAVE_COMMAND, Command, MoveCommand
 
 
-def random_command(rng: random.Random, table: Table, seat: int, now: float) -> dict[str, Any]:
+def random_command(rng: random.Random, table: Table, seat: int, now: float) -> Command:
     roll = rng.random()
     if roll < 0.55:
         legal = table.snapshot(seat, now)["view"]["legal"]
         text = rng.choice(legal) if legal else "P"
         v = table.version if rng.random() < 0.9 else table.version - rng.randint(1, 3)
-        return {"type": "move", "move": text, "v": v}
+        return MoveCommand(text, v)
     if roll < 0.7:
         tile = f"{rng.randint(0, 7)}|{rng.randint(0, 6)} {rng.choice('LRX')}"
-        return {"type": "move", "move": rng.choice([tile, "D", "P", ""]), "v": table.version}
+        return MoveCommand(rng.choice([tile, "D", "P", ""]), table.version)
     if roll < 0.8:
-        return {"type": "back"}
+        return BACK_COMMAND
     if roll < 0.83:
-        return {"type": "leave"}
-    return rng.choice(
-        [{}, {"type": 3}, {"type": "move"}, {"type": "hug"}, {"type": "move", "v": 1}]
-    )
+        return LEAVE_COMMAND
+    # Malformed messages never reach the table (the server's schema refuses them); a
+    # well-typed command can still be nonsense: a garbage text on a version far off.
+    return MoveCommand(rng.choice(["", "x", "6|6 L" * 3, "|"]), rng.choice([-1, 10**9]))
 
 
 def comparable(table: Table, audience: int | None, now: float) -> dict[str, Any]:
@@ -71,7 +72,7 @@ def test_random_sessions_keep_the_table_consistent(cfg: tuple[Mode, int, bool]) 
         assert versions == sorted(versions) and all(before <= v <= table.version for v in versions)
         assert not versions or versions[-1] == table.version
         if out.error is not None:
-            assert out.error["message"] and out.error["v"] == table.version
+            assert out.error.message and out.error.v == table.version
         times = [e["t"] for e in table.log]
         assert times == sorted(times) and times[-1] <= now
         wake = table.next_wakeup()
@@ -124,20 +125,20 @@ def test_any_move_text_is_played_or_refused_with_a_known_code(texts: list[str]) 
         seat = table.match.round.turn
         before = table.version
         now += 0.1
-        out = table.command(seat, {"type": "move", "move": text, "v": table.version}, now)
+        out = table.command(seat, MoveCommand(text, table.version), now)
         if out.error is None:
             assert table.version > before  # a legal move was played
             continue
         err = out.error
-        assert err["type"] == "error" and err["code"] in KNOWN_CODES, err
-        assert err["message"] and err["message"] != err["code"] and len(err["message"]) < 200
+        assert isinstance(err, Refusal) and err.code in KNOWN_CODES, err
+        assert err.message and err.message != err.code and len(err.message) < 200
         assert table.version == before and not table.finished  # refused: nothing changed
     # The match goes on: a legal move is still accepted.
     assert table.match is not None
     seat = table.match.round.turn
     legal = table.snapshot(seat, now)["view"]["legal"]
     if not table.finished and legal:
-        out = table.command(seat, {"type": "move", "move": legal[0], "v": table.version}, now)
+        out = table.command(seat, MoveCommand(legal[0], table.version), now)
         assert out.error is None
 
 
@@ -145,7 +146,5 @@ def test_any_move_text_is_played_or_refused_with_a_known_code(texts: list[str]) 
 def test_a_move_with_a_non_ascii_digit_or_space_is_refused_as_bad_move_text(text: str) -> None:
     table = make_table([human("A"), human("B")], seed="move-texts")
     assert table.match is not None
-    out = table.command(
-        table.match.round.turn, {"type": "move", "move": text, "v": table.version}, 0.0
-    )
-    assert out.error is not None and out.error["code"] == "bad_move_text"
+    out = table.command(table.match.round.turn, MoveCommand(text, table.version), 0.0)
+    assert out.error is not None and out.error.code == "bad_move_text"

@@ -30,7 +30,7 @@ from table_support import (
 )
 
 from domino.rules import Mode
-from domino.table import Outcome, SeatSpec, Table
+from domino.table import BACK_COMMAND, LEAVE_COMMAND, MoveCommand, Outcome, SeatSpec, Table
 
 
 class Watcher:
@@ -70,7 +70,7 @@ class Watcher:
     def __call__(self, table: Table, out: Outcome) -> None:
         self.check_all(table, out.messages)
         if out.error is not None:
-            assert table.seed not in json.dumps(out.error)
+            assert table.seed not in json.dumps([out.error.message, out.error.params])
         if not out.entries:
             return
         now = out.entries[-1]["t"]
@@ -118,7 +118,7 @@ def test_no_message_names_a_tile_its_receiver_may_not_see(cfg: tuple[Mode, int, 
             return None  # let the clock run: timeouts, now and then a stand-in
         if rng.random() < 0.05:
             # A stale command: the error goes to the sender only.
-            out = t.command(seat, {"type": "move", "move": "0|0 L", "v": t.version - 1}, now)
+            out = t.command(seat, MoveCommand("0|0 L", t.version - 1), now)
             assert out.error is not None
             watcher(t, out)
         legal = t.snapshot(seat, now)["view"]["legal"]
@@ -129,9 +129,9 @@ def test_no_message_names_a_tile_its_receiver_may_not_see(cfg: tuple[Mode, int, 
         assert table.match is not None
         for seat, st in enumerate(table.seats):
             if st.standin and rng.random() < 0.05:
-                watcher(table, table.command(seat, {"type": "back"}, driver.now))
+                watcher(table, table.command(seat, BACK_COMMAND, driver.now))
         if leaver is not None and table.match.round_no >= 2 and not table.seats[leaver].left:
-            watcher(table, table.command(leaver, {"type": "leave"}, driver.now))
+            watcher(table, table.command(leaver, LEAVE_COMMAND, driver.now))
         driver.step()
     kinds = {e["kind"] for e in table.log}
     assert {"timeout", "move"} <= kinds

@@ -11,7 +11,7 @@ from table_support import Driver, bot, human, make_table
 
 import domino.table.table as table_module
 from domino.rules import Mode
-from domino.table import RestoreError, SeatSpec, Table
+from domino.table import LEAVE_COMMAND, MoveCommand, RestoreError, SeatSpec, Table
 
 GAP = 500.0  # how long the server was down
 
@@ -128,7 +128,7 @@ def test_restore_in_every_phase_and_seat_state() -> None:
                 now = driver.now + GAP
                 assert_same_table(orig, rebuild(orig, now), now)
         if not left and orig.match is not None and orig.match.round_no == 2:
-            orig.command(3, {"type": "leave"}, driver.now)
+            orig.command(3, LEAVE_COMMAND, driver.now)
             left = True
     now = driver.now + GAP
     assert_same_table(orig, rebuild(orig, now), now)
@@ -217,7 +217,7 @@ def test_a_log_cut_before_its_end_entry_ends_the_match_on_the_next_wakeup() -> N
 
 def test_a_log_cut_after_the_last_human_left_ends_the_match() -> None:
     orig = make_table([human("Anna"), bot()], seed="cut-leave")
-    out = orig.command(0, {"type": "leave"}, 0.5)
+    out = orig.command(0, LEAVE_COMMAND, 0.5)
     assert [e["kind"] for e in out.entries] == ["leave", "end"]
     cut = json.loads(json.dumps(orig.log[:-1]))
     rest = Table.restore(orig.match_id, orig.rules, [s.spec for s in orig.seats], orig.seed, cut, 9)
@@ -232,7 +232,7 @@ def test_a_clock_that_steps_back_never_writes_entries_out_of_order() -> None:
     assert table.match is not None
     s = table.match.round.turn
     legal = table.snapshot(s, 100.0)["view"]["legal"]
-    out = table.command(s, {"type": "move", "move": legal[0], "v": table.version}, 50.0)
+    out = table.command(s, MoveCommand(legal[0], table.version), 50.0)
     assert out.error is None and out.entries[0]["t"] == 100.0
     times = [e["t"] for e in table.log]
     assert times == sorted(times)

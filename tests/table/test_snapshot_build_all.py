@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from table_support import bot, human, make_table
 
 from domino.rules import Mode
+from domino.table import MoveCommand
 from domino.table import snapshot as snap
 
 
@@ -42,7 +43,7 @@ def test_build_all_equals_each_audience_built_alone(
         seat = m.round.turn
         legal = t.snapshot(seat, now)["view"]["legal"]
         if legal and t.seats[seat].spec.kind == "human":
-            t.command(seat, {"type": "move", "move": rng.choice(legal), "v": t.version}, now)
+            t.command(seat, MoveCommand(rng.choice(legal), t.version), now)
     events = [{"kind": "play", "seat": 0}]
     audiences = [*range(seats), None]
     together = snap.build_all(t, audiences, now, events)

@@ -233,7 +233,12 @@ class RoundState(Kernel):
 
     # -- actions -------------------------------------------------------------
     def verify(self, move: Move, seat: int | None = None) -> None:
-        """Raise the specific error that makes ``move`` illegal now, or return."""
+        """Raise the specific error that makes ``move`` illegal now, or return.
+
+        Whether a move is legal is the kernel's to say (its move generator,
+        :meth:`~Kernel.legal`, which :meth:`~Kernel.step` agrees with); this only
+        names the clause an illegal move breaks (:meth:`_refuse`).
+        """
         if self.result is not None:
             raise RoundOverError("The round is over; no more moves.", "round_over")
         if seat is not None and seat != self.turn:
@@ -242,6 +247,12 @@ class RoundState(Kernel):
                 "not_your_turn",
                 turn=self.turn,
             )
+        if move.index not in self.legal():
+            self._refuse(move)
+            raise AssertionError(f"the kernel refuses {move}, no clause says why")
+
+    def _refuse(self, move: Move) -> None:
+        """Raise the error of the clause (§6) that the illegal ``move`` breaks."""
         hand = self.hands[self.turn]
         left, right = LEFT[self.es], RIGHT[self.es]
         fits = hand & FIT[self.es]
@@ -300,8 +311,8 @@ class RoundState(Kernel):
         mv = move.index
         fives = self.step(mv)
         if fives < 0:
-            self.verify(move, seat)
-            raise AssertionError(f"the kernel refused {move}, verify found no reason")
+            self._refuse(move)
+            raise AssertionError(f"the kernel refused {move}, no clause says why")
         # Events are values: each distinct one is made once and shared (no garbage).
         if mv != DRAW_I:
             key = (mv * ES_COUNT + es) * 8 + s * 2 + (fives > 0)

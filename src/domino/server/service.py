@@ -27,7 +27,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from domino.i18n import t
 from domino.server import protocol as p
 from domino.server.cluster.lease import Leases
 from domino.server.cluster.redisrouter import RedisRouter
@@ -294,14 +293,8 @@ class Service:
                     await self.lobby_desk.action(conn, msg)
                 case p.FillBots() | p.QuickGame():
                     await self.lobby_desk.action(conn, msg)
-                case p.MoveCmd():
-                    await matches.command(
-                        conn, msg.match, {"type": "move", "move": msg.move, "v": msg.v}, ref
-                    )
-                case p.Back():
-                    await matches.command(conn, msg.match, {"type": "back"}, ref)
-                case p.LeaveMatch():
-                    await matches.command(conn, msg.match, {"type": "leave"}, ref)
+                case p.MoveCmd() | p.Back() | p.LeaveMatch():
+                    await matches.command(conn, msg.match, msg, ref)
                 case p.Watch() | p.Unwatch() | p.Sync():
                     await matches.watching(conn, msg)
                 case p.History():
@@ -314,7 +307,7 @@ class Service:
     @staticmethod
     def error(conn: Conn, code: str, ref: str | None = None, /, **params: Any) -> None:
         """Send a German error to one socket."""
-        conn.send(p.ErrorMsg(code=code, message=t(code, **params), ref=ref))
+        conn.send(p.error(code, ref, **params))
 
     # -- queries -------------------------------------------------------------------------
     async def down(self) -> list[str]:

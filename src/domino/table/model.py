@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from domino.bots import LEVELS
+from domino.i18n import t
 
 HUMAN: Final = "human"
 BOT: Final = "bot"
@@ -93,6 +94,21 @@ class Timing:
             raise ValueError("The round pause and the grace period cannot be negative.")
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A refused command: ``code`` is a catalogue key, ``params`` fill its text, ``v`` is
+    the table's version (nothing changed). The server makes the error frame of it."""
+
+    code: str
+    v: int
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def message(self) -> str:
+        """The German sentence the player reads."""
+        return t(self.code, **self.params)
+
+
 @dataclass(slots=True)
 class Outcome:
     """What one call to the table changed.
@@ -105,7 +121,7 @@ class Outcome:
 
     entries: list[dict[str, Any]] = field(default_factory=list)
     messages: list[tuple[int | None, dict[str, Any]]] = field(default_factory=list)
-    error: dict[str, Any] | None = None
+    error: Refusal | None = None
     finished: bool = False
     xp: list[int | None] | None = None
 

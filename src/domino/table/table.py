@@ -40,10 +40,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from domino.bots import auto_move, make_bot
-from domino.i18n import t as _t
 from domino.rules import MatchState, Move, RoundState, Rules, RulesError, view
 
 from . import snapshot as snap
+from .commands import BackCommand, Command, LeaveCommand
 from .events import Seen, announce
 from .model import (
     BACK,
@@ -59,6 +59,7 @@ from .model import (
     START,
     TIMEOUT,
     Outcome,
+    Refusal,
     SeatSpec,
     SeatState,
     Timing,
@@ -179,17 +180,19 @@ class Table:
     def finished_reason(self) -> str | None:
         return self._m.finished_reason if self.finished else None
 
-    def command(self, seat: int, msg: dict[str, Any], now: float) -> Outcome:
-        """Handle a message from ``seat``'s client: move, back ("Ich bin wieder da") or leave."""
+    def command(self, seat: int, cmd: Command, now: float) -> Outcome:
+        """Handle ``seat``'s command: a move, back ("Ich bin wieder da") or leave.
+
+        The command's type is trusted (the server's schema checked the message); a move
+        is legal when the rules make it. A refusal changes nothing and is ``out.error``.
+        """
         now = self._clamp(now)
         out = Outcome()
         self._fire_due(now, out)
         try:
-            self._command(seat, msg, now, out)
-        except CommandError as exc:
-            out.error = self._error(exc.code, exc.params)
-        except RulesError as exc:
-            out.error = self._error(exc.code, exc.params)
+            self._command(seat, cmd, now, out)
+        except (CommandError, RulesError) as exc:
+            out.error = Refusal(exc.code, self.version, exc.params)
         return self._finish(out, now)
 
     def rename(self, seat: int, name: str) -> bool:
@@ -349,14 +352,9 @@ class Table:
         return self
 
     # -- commands --------------------------------------------------------------
-    def _command(self, seat: int, msg: dict[str, Any], now: float, out: Outcome) -> None:
-        if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+    def _command(self, seat: int, cmd: Command, now: float, out: Outcome) -> None:
+        if not 0 <= seat < len(self.seats):
             raise CommandError("bad_seat")
-        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
-            raise CommandError("bad_message", detail="type")
-        kind = msg["type"]
-        if kind not in ("move", "back", "leave"):
-            raise CommandError("unknown_type", type=kind)
         st = self.seats[seat]
         if st.spec.kind != "human":
             raise CommandError("not_seated")
@@ -364,29 +362,22 @@ class Table:
             raise CommandError("match_over")
         if st.left:
             raise CommandError("left_match")
-        if kind == "leave":
+        if isinstance(cmd, LeaveCommand):
             self._record(LEAVE, seat, {}, now, out)
             if not self.finished and self._due_end() == ABANDONED:
                 self._record(END, None, {"reason": ABANDONED}, now, out)
             return
-        seen = msg.get("v")
-        text = msg.get("move")
-        if kind == "move" and (
-            not isinstance(seen, int) or isinstance(seen, bool) or not isinstance(text, str)
-        ):
-            raise CommandError("bad_message", detail="move, v")
         version = self.version
         # Any action of the player ends a stand-in, even a move that is then refused.
         if st.standin:
             self._record(BACK, seat, {}, now, out)
-        if kind == "back":
+        if isinstance(cmd, BackCommand):
             return
-        assert isinstance(text, str)
-        if seen != version:
+        if cmd.v != version:
             raise CommandError("stale_version")
-        move = Move.parse(text)
-        self._m.round.verify(move, seat)
-        self._record(MOVE, seat, {"move": str(move)}, now, out)
+        # The rules parse the text and, making the move, decide whether it is legal.
+        move = Move.parse(cmd.move)
+        self._record(MOVE, seat, {"move": str(move)}, now, out, move)
 
     # -- timers ----------------------------------------------------------------
     def _clamp(self, now: float) -> float:
@@ -428,7 +419,7 @@ class Table:
                 move = auto_move(seen)
             if move not in seen.legal:
                 move = auto_move(seen)
-            self._record(BOT_MOVE, s, {"move": str(move)}, t, out)
+            self._record(BOT_MOVE, s, {"move": str(move)}, t, out, move)
             return
         # The human's turn ran out: Fortgeschritten's choice, drawing until a tile
         # fits, all within this one turn (RULES.md §10). Worked out on a copy so the
@@ -460,17 +451,21 @@ class Table:
         payload: dict[str, Any],
         t: float,
         out: Outcome | None = None,
+        move: Move | None = None,
     ) -> None:
         entry = {"v": self.version + 1, "t": t, "seat": seat, "kind": kind, "payload": payload}
-        self._apply(entry)
+        self._apply(entry, move)
         if out is not None:
             out.entries.append(entry)
         # The match ends right after the round that decides it (RULES.md §9).
         if kind != END and not self.finished and self._m.round.over and self._m.over:
             self._record(END, None, {"reason": self._m.finished_reason}, t, out)
 
-    def _apply(self, e: dict[str, Any]) -> None:
-        """Apply one entry to the state; the same code runs live and on replay."""
+    def _apply(self, e: dict[str, Any], move: Move | None = None) -> None:
+        """Apply one entry to the state; the same code runs live and on replay.
+
+        ``move``: the move of a move entry, as made live (a replay parses the entry's text).
+        """
         kind, seat, payload, t = e["kind"], e["seat"], e["payload"], float(e["t"])
         if self.finished:
             raise RestoreError("Nothing happens after the match's end.")
@@ -487,7 +482,7 @@ class Table:
             raise RestoreError("The log does not begin with the start entry.")
         elif kind in (MOVE, BOT_MOVE):
             start = len(self._m.round.log)
-            self._m.apply(Move.parse(payload["move"]), seat)
+            self._m.apply(move if move is not None else Move.parse(payload["move"]), seat)
             if kind == MOVE:
                 self.seats[seat].expired = 0
             elif self.seats[seat].spec.kind == HUMAN:
@@ -591,9 +586,6 @@ class Table:
 
     def _audiences(self) -> list[int | None]:
         return [*range(len(self.seats)), None]
-
-    def _error(self, code: str, params: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "error", "code": code, "message": _t(code, **params), "v": self.version}
 
     def _xp(self) -> list[int | None]:
         """XP per seat at the match's end (RULES.md §12): humans seated at the end only."""

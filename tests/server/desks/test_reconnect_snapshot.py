@@ -98,7 +98,7 @@ def test_a_socket_that_asks_after_the_end_gets_the_last_state(h: Harness) -> Non
     # watching gets the spectators' last state.
     import random
 
-    from .harness import latest_state, play_out
+    from ..harness import latest_state, play_out
 
     anna = h.person("Anna")
     lobby_with_bots(anna, 2, ["profi"], {"target": 30})
@@ -156,7 +156,7 @@ def test_a_reload_in_round_three_gets_the_earlier_rounds_public_events(h: Harnes
     # the same the page had heard live, and nothing else.
     import random
 
-    from .harness import latest_state, play_out
+    from ..harness import latest_state, play_out
 
     anna, ben = h.person("Anna"), h.person("Ben")
     lobby_with_bots(anna, 3, ["fortgeschritten"], {"target": 150}, joiners=(ben,))

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.exc import IntegrityError
 
+from domino.server import Settings
+from domino.server.desks.queries import Queries, QueryError
 from domino.server.storage.db import Database, InOtherLobby, LobbyConflict, NameTaken, StaleFence
 from domino_bench.benchdb import bench
 
@@ -142,6 +144,26 @@ async def test_a_matchs_end_is_stored_once_and_it_runs_until_announced(db: Datab
     assert await db.running_ids() == []
     match = await db.match("m1")
     assert match is not None and (match["status"], match["finished_at"]) == ("finished", 9.0)
+
+
+async def test_a_record_is_served_once_the_end_is_stored_before_it_is_announced(
+    db: Database,
+) -> None:
+    # The end is stored before anyone hears of it; the status turns ``finished`` only
+    # after the announcement. A player who asks for the replay as soon as the final
+    # frame arrives must get the record, not "Diese Partie läuft noch".
+    seats = [{"kind": "human", "name": "Anna", "level": None, "player_id": "p1"}]
+    await db.create_profile("p1", "Anna", "guest", 1.0)
+    await db.create_match("m1", None, {"seats": 2}, seats, "seed", 1.0, [{"v": 1}])
+    queries = Queries(Settings(), db)
+    with pytest.raises(QueryError) as running:
+        await queries.finished_record("m1")
+    assert running.value.code == "replay_match_running"
+    players = [{"seat": 0, "profile_id": "p1", "place": 1, "xp": 50, "won": True, "finished": True}]
+    await db.end_match("m1", 9.0, {"standings": []}, {"log": []}, players)
+    with pytest.raises(QueryError) as stored:
+        await queries.finished_record("m1")
+    assert stored.value.code == "replay_no_record"  # this row's record is no game record
 
 
 @pytest.fixture(params=BACKENDS)

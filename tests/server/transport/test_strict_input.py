@@ -54,6 +54,45 @@ def test_a_wrongly_typed_field_is_refused_not_coerced(raw: dict[str, Any], field
     assert t("bad_message", detail=detail).startswith("Die Nachricht ist")
 
 
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ({"type": "move", "match": "m_1", "move": "D"}, "bad_message"),
+        ({"type": "move", "match": "m_1", "v": 1}, "bad_message"),
+        ({"type": "move", "match": "m_1", "move": "D", "v": "1"}, "bad_message"),
+        ({"type": "move", "match": "m_1", "move": "D", "v": True}, "bad_message"),
+        ({"match": "m_1", "move": "D", "v": 1}, "unknown_type"),
+        ({"type": "dance", "match": "m_1"}, "unknown_type"),
+    ],
+)
+def test_a_malformed_match_command_is_refused_by_the_schema(raw: dict[str, Any], code: str) -> None:
+    # The table takes typed commands only (domino.table.commands): the schema is the
+    # one place that checks a command's shape (it moved here from tests/table).
+    with pytest.raises(p.ProtocolError) as info:
+        p.parse_client(json.dumps(raw))
+    assert info.value.code == code
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"type": "move", "match": "m_1", "move": "6|2 L", "v": 3, "ref": "r1"}',
+        '{"type": "back", "match": "m_1"}',
+        '{"type": "leave_match", "match": "m_1"}',
+    ],
+)
+def test_a_forwarded_command_is_the_same_typed_command(raw: str) -> None:
+    # A node forwards a command as its model_dump(); the owner reads it back with the
+    # same schema and gives the table the same command.
+    msg = p.parse_client(raw)
+    assert isinstance(msg, (p.MoveCmd, p.Back, p.LeaveMatch))
+    again = p.command_of(json.loads(json.dumps(msg.model_dump())))
+    assert again == msg and again.command() == msg.command()
+    with pytest.raises(p.ProtocolError) as info:
+        p.command_of({**msg.model_dump(), "match": 7})
+    assert info.value.code == "bad_message"
+
+
 def test_json_numbers_and_flags_are_taken() -> None:
     move = p.parse_client('{"type": "move", "match": "m_1", "move": "6|2 L", "v": 17}')
     assert isinstance(move, p.MoveCmd) and move.v == 17

@@ -26,7 +26,6 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
-from domino.i18n import t
 from domino.rules import Rules, RulesError
 from domino.rules.record import record_of as rules_record_of
 from domino.server import protocol as p
@@ -278,9 +277,9 @@ class MatchDesk:
         if owner is None:
             return False
         if kind == "command":
-            fid = self.in_flight.add(
-                conn, mid, dict(extra.get("cmd") or {}), extra.get("ref"), owner, resends
-            )
+            # The typed command travels as the client's message (checked again there).
+            extra["cmd"] = cmd = extra["cmd"].model_dump()
+            fid = self.in_flight.add(conn, mid, cmd, extra.get("ref"), owner, resends)
             extra["fid"] = fid
         self._send_to(owner, kind, conn, mid, **extra)
         return True
@@ -351,7 +350,7 @@ class MatchDesk:
         if runner is None or runner.broken or runner.moved:
             code = "match_moved" if runner is not None and runner.moved else "match_not_found"
             ref = payload.get("ref")
-            conn.send({"type": "error", "code": code, "message": t(code), "match": mid, "ref": ref})
+            conn.send(p.error(code, ref, match=mid))
             return
         if kind == "snapshot":
             runner.snapshot_for(conn)
@@ -363,10 +362,14 @@ class MatchDesk:
             seat = next((i for i in runner.left if runner.players[i] == profile), None)
         ref = payload.get("ref")
         if seat is None:
-            code = "not_seated"
-            conn.send({"type": "error", "code": code, "message": t(code), "ref": ref})
+            conn.send(p.error("not_seated", ref))
             return
-        await runner.command(conn, seat, dict(payload.get("cmd") or {}), ref)
+        try:
+            cmd = p.command_of(payload.get("cmd"))
+        except p.ProtocolError:
+            log.warning("a malformed node message: %r", payload)
+            return
+        await runner.command(conn, seat, cmd.command(), ref)
 
     async def _pass_on(self, mid: str, payload: dict[str, Any]) -> bool:
         """A command or snapshot request reached this node after it stopped driving
@@ -417,16 +420,7 @@ class MatchDesk:
             await self._resend(pending)
 
     def _answer_moved(self, pending: Pending) -> None:
-        code = "match_moved"
-        pending.conn.send(
-            {
-                "type": "error",
-                "code": code,
-                "message": t(code),
-                "match": pending.match,
-                "ref": pending.ref,
-            }
-        )
+        pending.conn.send(p.error("match_moved", pending.ref, match=pending.match))
 
     async def _resend(self, pending: Pending) -> None:
         """Send a command whose owner lost its match again, as the socket first did."""
@@ -437,13 +431,12 @@ class MatchDesk:
             extra={"event": "command_resent", "match": pending.match, "owner": pending.owner},
         )
         try:
+            cmd = p.command_of(pending.cmd)
             await self.command(
-                pending.conn, pending.match, pending.cmd, pending.ref, resends=pending.resends + 1
+                pending.conn, pending.match, cmd, pending.ref, resends=pending.resends + 1
             )
         except LobbyError as e:
-            pending.conn.send(
-                p.ErrorMsg(code=e.code, message=t(e.code, **e.params), ref=pending.ref)
-            )
+            pending.conn.send(p.error(e.code, pending.ref, **e.params))
         except Exception:
             log.exception("a command for %s could not be sent again", pending.match)
             self._answer_moved(pending)
@@ -1005,7 +998,7 @@ class MatchDesk:
         return runner
 
     async def command(
-        self, conn: Conn, mid: str, cmd: dict[str, Any], ref: str | None, resends: int = 0
+        self, conn: Conn, mid: str, cmd: p.MatchCommand, ref: str | None, resends: int = 0
     ) -> None:
         """A seat's command (move, back, leave) from ``conn``; in a cluster, a match another
         node owns gets it through that node's channel (its answers come back the same way;
@@ -1020,7 +1013,7 @@ class MatchDesk:
             seat = next((i for i in runner.left if runner.players[i] == conn.profile), None)
         if seat is None:
             raise LobbyError("not_seated")
-        await runner.command(conn, seat, cmd, ref)
+        await runner.command(conn, seat, cmd.command(), ref)
 
     async def seat_connected(self, conn: Conn) -> None:
         """A profile's socket opened: its seat (if any) is there, with a snapshot first."""

@@ -23,11 +23,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from domino.i18n import t
 from domino.server.clock import Clock
 from domino.server.desks.doors import EntryStore, NullObserver, Observer, Router, StaleFence
+from domino.server.protocol.server import error as error_frame
 from domino.server.transport.conn import Conn
-from domino.table import Outcome, SeatSpec, Table
+from domino.table import Command, LeaveCommand, Outcome, SeatSpec, Table
 
 log = logging.getLogger("domino.server")
 
@@ -107,8 +107,8 @@ class MatchRunner:
     # -- who is where --------------------------------------------------------------------
     def seat_of(self, profile: str) -> int | None:
         """The seat ``profile`` plays (not left), or ``None``."""
-        for i, p in enumerate(self.players):
-            if p == profile and i not in self.left:
+        for i, pid in enumerate(self.players):
+            if pid == profile and i not in self.left:
                 return i
         return None
 
@@ -167,18 +167,18 @@ class MatchRunner:
             await hooks.activity()
 
     # -- commands and connections --------------------------------------------------------
-    async def command(self, conn: Conn, seat: int, msg: dict[str, Any], ref: str | None) -> None:
+    async def command(self, conn: Conn, seat: int, cmd: Command, ref: str | None) -> None:
         """A seat's command from ``conn``; errors go back to ``conn`` only."""
         began = time.perf_counter()
-        kind = str(msg.get("type"))
+        kind = cmd.kind
         observe = self.env.observer.command
         async with self.lock:
             if self.table.finished or self.moved:
                 self._error(conn, "match_over" if self.table.finished else "match_moved", ref)
                 observe(kind, "refused", time.perf_counter() - began)
                 return
-            out = self.table.command(seat, msg, self.env.clock.now())
-            leaving = msg.get("type") == "leave" and out.error is None
+            out = self.table.command(seat, cmd, self.env.clock.now())
+            leaving = isinstance(cmd, LeaveCommand) and out.error is None
             try:
                 await self._apply(out, after=(lambda: self.left.add(seat)) if leaving else None)
             except MatchMoved:
@@ -192,9 +192,11 @@ class MatchRunner:
                 observe(kind, "failed", time.perf_counter() - began)
                 return
             observe(kind, "ok" if out.error is None else "refused", time.perf_counter() - began)
-            if out.error is not None:
-                conn.send({**out.error, "match": self.id, "ref": ref})
-                if out.error.get("code") == "stale_version":
+            if (refused := out.error) is not None:
+                conn.send(
+                    error_frame(refused.code, ref, match=self.id, v=refused.v, **refused.params)
+                )
+                if refused.code == "stale_version":
                     conn.send(self._snapshot(seat))
         self.wake.set()
         if leaving:
@@ -277,16 +279,7 @@ class MatchRunner:
         return msg
 
     def _error(self, conn: Conn, code: str, ref: str | None) -> None:
-        conn.send(
-            {
-                "type": "error",
-                "code": code,
-                "message": t(code),
-                "ref": ref,
-                "match": self.id,
-                "v": self.table.version,
-            }
-        )
+        conn.send(error_frame(code, ref, match=self.id, v=self.table.version))
 
     # -- outcomes ------------------------------------------------------------------------
     async def _apply(self, out: Outcome, after: Callable[[], None] | None = None) -> None:

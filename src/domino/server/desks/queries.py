@@ -104,7 +104,9 @@ class Queries:
         row = await self.db.match(mid)
         if row is None:
             raise QueryError("match_not_found", 404)
-        if row["status"] != "finished":
+        if row["status"] != "finished" and row["finished_at"] is None:
+            # (Its end is stored before it is announced, and ``finished`` after: the
+            # record is public from the moment the end is stored.)
             raise QueryError("replay_match_running", 409)
         record = public_record(row["record"])
         if record is None:

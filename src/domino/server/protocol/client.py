@@ -9,6 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from domino.i18n import t
+from domino.table.commands import (
+    BACK_COMMAND,
+    LEAVE_COMMAND,
+    BackCommand,
+    LeaveCommand,
+    MoveCommand,
+)
 
 PROTOCOL_VERSION = 1
 
@@ -160,6 +167,10 @@ class MoveCmd(_In):
     move: str = Field(max_length=16)
     v: int
 
+    def command(self) -> MoveCommand:
+        """The table's command (the rules parse the move's text)."""
+        return MoveCommand(self.move, self.v)
+
 
 class Back(_In):
     """*Ich bin wieder da*: the stand-in bot steps down."""
@@ -167,12 +178,20 @@ class Back(_In):
     type: Literal["back"]
     match: MatchId
 
+    def command(self) -> BackCommand:
+        """The table's command."""
+        return BACK_COMMAND
+
 
 class LeaveMatch(_In):
     """Leave the match for good; a bot takes the seat."""
 
     type: Literal["leave_match"]
     match: MatchId
+
+    def command(self) -> LeaveCommand:
+        """The table's command."""
+        return LEAVE_COMMAND
 
 
 class Watch(_In):
@@ -228,6 +247,12 @@ ClientMessage = Annotated[
     Field(discriminator="type"),
 ]
 _CLIENT = TypeAdapter(ClientMessage)
+#: A seat's command for its match: what the match desk takes (and, in a cluster,
+#: forwards as its ``model_dump()`` to the node that drives the match).
+MatchCommand = MoveCmd | Back | LeaveMatch
+_COMMAND: TypeAdapter[MatchCommand] = TypeAdapter(
+    Annotated[MatchCommand, Field(discriminator="type")]
+)
 CLIENT_TYPES = frozenset(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in _In.__subclasses__()
@@ -261,6 +286,15 @@ def parse_client(raw: str) -> BaseModel:
         raise ProtocolError("unknown_type", ref, type=str(kind)[:40])
     # loc[0] is the message type (the union's tag); the field path follows.
     raise ProtocolError("bad_message", ref, detail=error_detail(first, skip=1))
+
+
+def command_of(data: object) -> MatchCommand:
+    """A forwarded command (another node's ``model_dump()`` of it) as the typed command
+    again, checked by the same schema; :class:`ProtocolError` (``bad_message``) if not."""
+    try:
+        return _COMMAND.validate_python(data)
+    except ValidationError as exc:
+        raise ProtocolError("bad_message", detail=error_detail(exc.errors()[0])) from None
 
 
 #: pydantic's error types → the catalogue's German description of the field.

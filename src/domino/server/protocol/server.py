@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domino.i18n import t
 from domino.server.protocol.client import PROTOCOL_VERSION
 
 
@@ -155,6 +156,21 @@ class ErrorMsg(_Out):
     ref: str | None = None
     match: str | None = None
     v: int | None = None
+
+
+def error(
+    code: str,
+    ref: str | None = None,
+    /,
+    *,
+    match: str | None = None,
+    v: int | None = None,
+    **params: Any,
+) -> ErrorMsg:
+    """The one way an error frame is made: ``code``'s German sentence from the catalogue
+    (filled with ``params``), the request's ``ref``, and the match and its version when
+    the refusal is a match's."""
+    return ErrorMsg(code=code, message=t(code, **params), ref=ref, match=match, v=v)
 
 
 class LobbyMsg(_Out):

@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from domino.i18n import t
 from domino.server import protocol as p
 from domino.server.clock import Clock
 from domino.server.service import Service
@@ -54,7 +53,7 @@ class TokenBucket:
 
 def error_text(code: str, ref: str | None = None, /, **params: Any) -> str:
     """The JSON text of an ``error`` message."""
-    return p.ErrorMsg(code=code, message=t(code, **params), ref=ref).model_dump_json()
+    return p.error(code, ref, **params).model_dump_json()
 
 
 class Socket(Protocol):
@@ -238,7 +237,7 @@ async def serve_socket(service: Service, ws: Socket) -> None:
 
 async def _refuse(ws: Socket, conn: Conn | None, code: str, close: int, /, **params: Any) -> None:
     if conn is not None:
-        conn.send(p.ErrorMsg(code=code, message=t(code, **params)))
+        conn.send(p.error(code, **params))
         conn.close(close)
         return
     with contextlib.suppress(Exception):

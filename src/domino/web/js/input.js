@@ -1,10 +1,18 @@
 // Keyboard and controller. Both translate into the same few intents on the current screen:
-// the table gets select/play/draw/pass/cancel/move; other screens get focus moves and clicks.
+// the table gets select/play/draw/pass/cancel/move; the replay viewer steps a move or a round;
+// other screens get focus moves and clicks.
 
 const FORM_TAGS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
 
-/** `target()` returns the active TableView or null; `escape()` closes overlays (true if it did). */
-export function bindKeys(target, escape) {
+// The replay viewer's keys: a move (or to either end) and a round.
+const REPLAY_MOVES = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
+const REPLAY_ROUNDS = { PageUp: -1, PageDown: 1 };
+
+/**
+ * `target()` returns the active TableView or null; `escape()` closes overlays (true if it did);
+ * `replay()` returns the open ReplayView or null.
+ */
+export function bindKeys(target, escape, replay = () => null) {
   const onKey = (ev) => {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const inForm = FORM_TAGS.has(document.activeElement?.tagName);
@@ -13,6 +21,17 @@ export function bindKeys(target, escape) {
       const tv = target();
       if (tv && tv.cancel()) ev.preventDefault();
       return;
+    }
+    const rv = replay();
+    // The slider steps by itself (its own arrows, Home and End); other fields keep their keys.
+    if (rv?.data && !inForm && !document.querySelector(".overlay.help")) {
+      if (ev.key in REPLAY_ROUNDS) {
+        ev.preventDefault();
+        rv.stepRound(REPLAY_ROUNDS[ev.key]);
+      } else if (ev.key in REPLAY_MOVES) {
+        ev.preventDefault();
+        rv.step(REPLAY_MOVES[ev.key]);
+      }
     }
     const tv = target();
     // A sheet over the table (score sheet, log) takes no moves: its keys scroll and close it.

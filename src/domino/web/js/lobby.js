@@ -3,8 +3,8 @@
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { LEVELS } from "./state.js";
 
-const LEVELS = ["anfaenger", "fortgeschritten", "profi", "meister"];
 const MODES = ["klassisch", "blitz", "zugemauert", "fuenferfieber"];
 
 function seg(label, key, options, current, isHost, onPick) {

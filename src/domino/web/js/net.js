@@ -1,4 +1,5 @@
-// Talking to the server: REST under /api and the one WebSocket at /ws (docs/protocol.md).
+// Talking to the server: the sign-in token and the one WebSocket at /ws (docs/protocol.md);
+// the REST calls under /api are api.js's.
 // The socket reconnects by itself with a growing pause and says so (online/reconnecting), as
 // lichess's socket does; the server answers every hello with the current lobby and snapshot,
 // so a reconnect needs no bookkeeping here.
@@ -43,36 +44,6 @@ export function setToken(token) {
   } catch {
     /* private mode: the token lives only as long as the page */
   }
-}
-
-/** A REST call. Resolves to the JSON body; rejects with {code, message} (German). */
-export async function api(path, { method = "GET", body } = {}) {
-  const headers = { Accept: "application/json" };
-  const token = getToken();
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  let res;
-  try {
-    res = await fetch(`/api${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw { code: "offline", message: null };
-  }
-  if (res.status === 204) return null;
-  let data = null;
-  try {
-    data = await res.json();
-  } catch {
-    data = null;
-  }
-  if (!res.ok) {
-    const err = (data && data.error) || {};
-    throw { code: err.code || `http_${res.status}`, message: err.message || null };
-  }
-  return data;
 }
 
 /**

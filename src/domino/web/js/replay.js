@@ -1,5 +1,7 @@
 // The replay viewer: a finished match move by move, every hand face up, with its score sheet
 // and Meister's analysis (docs/analysis.md). Loaded on demand by app.js (route #/replay/ID/R/M).
+// Its keys and the controller's pad reach it through input.js (step, stepRound), its data
+// through api.js.
 //
 // The line is drawn by the same board component as the live table (board.js): each frame of
 // GET /api/matches/{id}/replay is the spectators' view of that moment, and the events of the
@@ -7,16 +9,20 @@
 
 import { h, clear } from "./dom.js";
 import { t, tn } from "./i18n.js";
-import { api } from "./net.js";
-import { Board, handsElement } from "./board.js";
+import { replay, followAnalysis } from "./api.js";
+import { Board } from "./board.js";
 import { describeEvent, fivesLine, subjectKey } from "./events.js";
 import { scoreSheet } from "./results.js";
-
-const POLL_MS = 1000;
+import { seatName, teamBadge, botBadge, roundResult, revealedHand, hasLager } from "./shared.js";
 
 /** One decimal, the page's language ("2,5" in German). */
 function num(x, lang) {
   return new Intl.NumberFormat(lang, { maximumFractionDigits: 1, minimumFractionDigits: 0 }).format(x);
+}
+
+/** A refused request in words: the catalogue's text for its code, else the server's message. */
+function refusal(e) {
+  return e?.code && t(e.code) !== e.code ? t(e.code) : e?.message || t("error.generic");
 }
 
 export class ReplayView {
@@ -35,26 +41,23 @@ export class ReplayView {
     this.pos = 0;
     this.positions = []; // [{r, k}] for every frame of the match, in order
     this.alive = true;
-    this.pollTimer = null;
-    this.onKey = (ev) => this.key(ev);
-    document.addEventListener("keydown", this.onKey);
+    this.stopAnalysis = null; // stops following the analysis (api.js followAnalysis)
     clear(root).append(h("p", { role: "status" }, t("ui.loading")));
     this.load(round, move);
   }
 
   destroy() {
     this.alive = false;
-    clearTimeout(this.pollTimer);
-    document.removeEventListener("keydown", this.onKey);
+    this.stopAnalysis?.();
     this.resizeObs?.disconnect();
   }
 
   async load(round, move) {
     try {
-      this.data = await api(`/matches/${encodeURIComponent(this.matchId)}/replay`);
+      this.data = await replay(this.matchId);
     } catch (e) {
       if (!this.alive) return;
-      const text = e?.code && t(e.code) !== e.code ? t(e.code) : e?.message || t("error.generic");
+      const text = refusal(e);
       clear(this.root).append(
         h("section.card.replay-error", { "data-testid": "replay-error" }, h("h1", {}, t("replay.title")), h("p", { role: "alert" }, text), h("a.button", { href: "#/" }, t("ui.back"))),
       );
@@ -64,6 +67,7 @@ export class ReplayView {
     const own = (this.data.players || []).findIndex((id) => this.profileId && id === this.profileId);
     this.me = own < 0 ? null : own;
     this.data.rounds.forEach((rnd, r) => rnd.frames.forEach((_, k) => this.positions.push({ r, k })));
+    this.matchView = this.sheetView; // {view, state}: what results.js and shared.js read
     this.build();
     this.goto(round, move);
     this.loadAnalysis();
@@ -72,7 +76,7 @@ export class ReplayView {
   // ---- names -----------------------------------------------------------------------------
 
   name(seat) {
-    return this.data?.seats?.[seat]?.name ?? "?";
+    return seatName(this.data?.seats, seat);
   }
 
   /** The score sheet's view of the match (results.js scoreSheet reads name(), state, me). */
@@ -148,7 +152,7 @@ export class ReplayView {
         ),
       ),
     );
-    this.sheetEl.append(scoreSheet(this.sheetView.view, this.sheetView.state));
+    this.sheetEl.append(scoreSheet(this.matchView.view, this.matchView.state));
     this.resizeObs = new ResizeObserver(() => this.renderBoard());
     this.resizeObs.observe(this.boardEl);
     this.renderAnalysis();
@@ -182,24 +186,6 @@ export class ReplayView {
     else if (this.k === 0) r -= 1;
     if (r >= rounds) return this.step(Infinity);
     this.goto(Math.max(0, r) + 1, 0);
-  }
-
-  key(ev) {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey || !this.data) return;
-    const el = document.activeElement;
-    // The slider steps by itself (its own arrows, Home and End); other fields keep their keys.
-    if (el && ["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) return;
-    if (document.querySelector(".overlay.help")) return;
-    const rounds = { PageUp: -1, PageDown: 1 };
-    if (ev.key in rounds) {
-      ev.preventDefault();
-      this.stepRound(rounds[ev.key]);
-      return;
-    }
-    const moves = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
-    if (!(ev.key in moves)) return;
-    ev.preventDefault();
-    this.step(moves[ev.key]);
   }
 
   /** Show position `i` of the whole match. */
@@ -252,12 +238,7 @@ export class ReplayView {
   resultText(frame) {
     const res = frame.result;
     if (!res) return "";
-    const pairs = Boolean(this.data.rules?.pairs);
-    const side = (x) => (pairs ? t("table.team", { name: x === 0 ? "A" : "B" }) : this.name(x));
-    const mine = (x) => this.me !== null && (pairs ? this.me % 2 === x : this.me === x);
-    const scoresKey = (x) => (mine(x) ? (pairs ? "round.scores_team_you" : "round.scores_you") : "round.scores");
-    const reason = res.reason === "domino" ? t(subjectKey("round.domino", res.out_seat, this.me), { name: this.name(res.out_seat) }) : t("round.blocked");
-    const scored = res.winner === null || res.winner === undefined ? t("round.nobody") : tn(scoresKey(res.winner), res.points[res.winner], { name: side(res.winner) });
+    const [reason, scored] = roundResult(this.matchView.view, res);
     return `${reason} ${scored}`;
   }
 
@@ -284,7 +265,7 @@ export class ReplayView {
   renderHands() {
     const f = this.frame;
     const rules = this.data.rules || {};
-    const lagerOn = (rules.lager ?? true) && !rules.pairs;
+    const lagerOn = hasLager(rules);
     this.lagerEl.textContent = lagerOn ? t("table.lager_count", { n: f.lager ?? 0 }) : "";
     this.lagerEl.hidden = !lagerOn;
     const seats = this.data.seats || [];
@@ -302,13 +283,13 @@ export class ReplayView {
             "div.replay-seat-head",
             {},
             h("strong.seat-name", {}, this.name(i)),
-            seat.kind === "bot" && seat.level ? h("span.badge.bot", {}, t("lobby.bot", { level: t(`level.${seat.level}`) })) : null,
-            rules.pairs ? h("span.badge", {}, t("table.team", { name: side === 0 ? "A" : "B" })) : null,
+            seat.kind === "bot" && seat.level ? botBadge(seat.level) : null,
+            rules.pairs ? teamBadge(side) : null,
             turn ? h("span.badge.you", {}, t("replay.to_move")) : null,
             h("span.spacer"),
             h("span.points", {}, tn("table.points", f.scores?.[side] ?? 0)),
           ),
-          handsElement(hand, (tile) => t("table.tile", { tile })),
+          revealedHand(hand),
         ),
       );
     });
@@ -363,29 +344,26 @@ export class ReplayView {
 
   // ---- analysis -----------------------------------------------------------------------------
 
-  async loadAnalysis() {
-    clearTimeout(this.pollTimer);
-    let res;
-    try {
-      res = await api(`/matches/${encodeURIComponent(this.matchId)}/analysis`);
-    } catch (e) {
-      if (!this.alive) return;
-      this.analysisState = { error: e?.code && t(e.code) !== e.code ? t(e.code) : e?.message || t("error.generic"), retry: e?.code === "analysis_busy" || e?.code === "offline" };
+  /** Follow the analysis (again, after a refusal): its progress while it runs, then it. */
+  loadAnalysis() {
+    this.stopAnalysis?.();
+    this.stopAnalysis = followAnalysis(this.matchId, ({ res, error }) => {
+      if (error) {
+        this.analysisState = { error: refusal(error), retry: error?.code === "analysis_busy" || error?.code === "offline" };
+        this.renderAnalysis();
+        return;
+      }
+      if (res && res.status === "running") {
+        this.analysisState = { running: res };
+        this.renderAnalysis();
+        return;
+      }
+      this.analysis = res;
+      this.analysisState = null;
+      this.judged = new Map((res.moves || []).map((m) => [`${m.round}|${m.move}`, m]));
       this.renderAnalysis();
-      return;
-    }
-    if (!this.alive) return;
-    if (res && res.status === "running") {
-      this.analysisState = { running: res };
-      this.renderAnalysis();
-      this.pollTimer = setTimeout(() => this.loadAnalysis(), POLL_MS);
-      return;
-    }
-    this.analysis = res;
-    this.analysisState = null;
-    this.judged = new Map((res.moves || []).map((m) => [`${m.round}|${m.move}`, m]));
-    this.renderAnalysis();
-    this.renderMoves();
+      this.renderMoves();
+    });
   }
 
   renderAnalysis() {

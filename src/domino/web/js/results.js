@@ -2,25 +2,8 @@
 
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
-import { handsElement } from "./board.js";
 import { fivesLine } from "./events.js";
-
-function miniTiles(tiles) {
-  return handsElement(tiles, (tile) => t("table.tile", { tile }));
-}
-
-/** Whether `side` (a seat, or with Paare a team) is the player's own. */
-function isMine(view, side) {
-  const s = view.state;
-  if (view.me === null || view.me === undefined) return false;
-  return s.rules?.pairs ? s.seats?.[view.me]?.side === side : side === view.me;
-}
-
-function sideName(view, side) {
-  const s = view.state;
-  if (s.rules?.pairs) return t("table.team", { name: side === 0 ? "A" : "B" });
-  return view.name(side);
-}
+import { isMine, sideName, roundResult, revealedHand } from "./shared.js";
 
 /** All hands revealed, how the round ended, who scored what. */
 export function roundOverlay(view, s) {
@@ -42,22 +25,14 @@ export function roundOverlay(view, s) {
 function roundSummary(view, s) {
   const r = s.view?.result;
   if (!r) return [];
-  const reason =
-    r.reason === "domino"
-      ? t(r.out_seat === view.me ? "round.domino_you" : "round.domino", { name: view.name(r.out_seat) })
-      : t("round.blocked");
+  const [reason, scored] = roundResult(view, r);
   const pairs = Boolean(s.rules?.pairs);
-  const scoredKey = isMine(view, r.winner) ? (pairs ? "round.scores_team_you" : "round.scores_you") : "round.scores";
-  const scored =
-    r.winner === null || r.winner === undefined
-      ? t("round.nobody")
-      : tn(scoredKey, r.points[r.winner], { name: sideName(view, r.winner) });
   const rows = (s.seats || []).map((seat, i) =>
     h(
       "li.reveal-row",
       {},
       h("div.reveal-head", {}, h("strong.reveal-name", {}, view.name(i)), h("span.reveal-pips", {}, tn("round.pips", r.pips?.[i] ?? 0))),
-      miniTiles(r.hands?.[i] || []),
+      revealedHand(r.hands?.[i] || []),
     ),
   );
   const fives = (r.fives || []).some((x) => x > 0)

@@ -5,6 +5,7 @@
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { tileSvg } from "./tiles.js";
+import { teamBadge, botBadge } from "./shared.js";
 
 /** Whether a bot moves for `info`'s seat now (a bot seat, a stand-in, a player who left). */
 export function botPlays(info) {
@@ -23,11 +24,11 @@ export function seatCard(view, seat, { compact = false } = {}) {
   const badges = [];
   if (info.kind === "bot") {
     // The phone's slim row leaves it out: a bot's name says "Bot n (Level)" already.
-    badges.push(h("span.badge.bot", {}, t("lobby.bot", { level: t(`level.${info.level}`) })));
+    badges.push(botBadge(info.level));
   }
   if (info.standin) badges.push(h("span.badge.warn", {}, t("table.represented")));
   if (info.left) badges.push(h("span.badge.warn", {}, t("table.left_match")));
-  if (s.rules?.pairs) badges.push(h("span.badge", {}, t("table.team", { name: side === 0 ? "A" : "B" })));
+  if (s.rules?.pairs) badges.push(teamBadge(side));
   // Online: bots always; a human while a client of theirs is connected (seats[].connected).
   const online = info.kind === "bot" || (!info.left && info.connected !== false);
   const presenceText = t(online ? "table.online" : "table.offline");

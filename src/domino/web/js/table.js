@@ -8,11 +8,12 @@ import { h, clear, refocus, keepFocus } from "./dom.js";
 import { t, sentence } from "./i18n.js";
 import { UNIT } from "./snake.js";
 import { Board } from "./board.js";
-import { tileSvg, tileBack } from "./tiles.js";
+import { tileSvg } from "./tiles.js";
 import { roundOverlay, matchOverlay, scoreSheet } from "./results.js";
 import { TileDrag } from "./drag.js";
 import { seatCard } from "./seats.js";
 import { describeEvent, fivesLine } from "./events.js";
+import { seatName, hasLager, lagerStack } from "./shared.js";
 
 const TRACE_MAX = 200;
 const CLICK_SHIELD_MS = 1000;
@@ -201,8 +202,7 @@ export class TableView {
   }
 
   name(seat) {
-    if (seat === this.me) return t("table.you");
-    return this.state?.seats?.[seat]?.name ?? "?";
+    return seatName(this.state?.seats, seat, this.me);
   }
 
   // ---- actions (every input method ends here) -----------------------------------------------
@@ -653,7 +653,7 @@ export class TableView {
     clear(this.meEl);
     clear(this.handEl);
     clear(this.actionsEl);
-    const lagerOn = (s.rules?.lager ?? true) && !s.rules?.pairs;
+    const lagerOn = hasLager(s.rules);
     if (this.me === null) {
       // Spectators: no hand at all, only seat 0's public card (the others sit around).
       this.dockEl.classList.add("spectating");
@@ -693,7 +693,7 @@ export class TableView {
         h(
           `button.lager${this.can("D") ? ".can" : ""}`,
           { type: "button", "aria-label": t("table.lager_count", { n: v.lager ?? 0 }), disabled: !this.can("D"), dataset: { focusKey: "a:lager" }, onclick: () => this.draw() },
-          h("span.lager-stack", { html: `<svg viewBox="0 0 220 120" aria-hidden="true"><g transform="translate(14 14)">${tileBack()}</g><g transform="translate(7 7)">${tileBack()}</g>${tileBack()}</svg>` }),
+          lagerStack(),
           h("span.lager-count", {}, String(v.lager ?? 0)),
         ),
       );
@@ -714,7 +714,7 @@ export class TableView {
     return h(
       "div.lager.lager-info",
       { role: "img", "aria-label": t("table.lager_count", { n }), "data-testid": "lager-info" },
-      h("span.lager-stack", { html: `<svg viewBox="0 0 220 120" aria-hidden="true"><g transform="translate(14 14)">${tileBack()}</g><g transform="translate(7 7)">${tileBack()}</g>${tileBack()}</svg>` }),
+      lagerStack(),
       h("span.lager-count", {}, String(n)),
     );
   }

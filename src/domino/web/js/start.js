@@ -1,0 +1,76 @@
+// The start page of a visitor not signed in: a quick game under a proposed name, signing in
+// as a guest, or with an account.
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { tileSvg } from "./tiles.js";
+import { signInGuest, logIn, makeAccount } from "./api.js";
+import { app } from "./state.js";
+import { nameProblem, passwordProblem, fieldError, signedIn } from "./account.js";
+import { errorText } from "./frame.js";
+import { quickCard } from "./quick.js";
+
+function proposedName() {
+  if (!app.guestName) {
+    const names = t("quick.guest_names").split("|").filter(Boolean);
+    app.guestName = names[Math.floor(Math.random() * names.length)] || "Gast";
+  }
+  return app.guestName;
+}
+
+export function startScreen() {
+  const err = h("p.error", { role: "alert" });
+  // One name field for both ways in (a quick game, or signing in as a guest first).
+  const nameErr = h("p.error", { role: "alert", id: "quick-error" });
+  const nameIn = h("input", { id: "guest-name", name: "name", autocomplete: "nickname", value: proposedName(), "aria-describedby": "quick-name-hint quick-error", oninput: () => (app.guestName = nameIn.value) });
+  const guest = h(
+    "form.guest.quick-name",
+    {
+      novalidate: true,
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        const name = nameIn.value.trim();
+        if (!fieldError(nameErr, nameIn, nameProblem(name))) return;
+        try {
+          const res = await signInGuest(name);
+          signedIn(res);
+        } catch (e) {
+          fieldError(nameErr, nameIn, errorText(e));
+        }
+      },
+    },
+    h("label", { for: "guest-name" }, t("start.name")),
+    h("div.row", {}, nameIn, h("button", { type: "submit" }, t("start.guest"))),
+    h("p.muted.hint", { id: "quick-name-hint" }, t("quick.name_hint")),
+  );
+  const accName = h("input", { id: "acc-name", autocomplete: "username", placeholder: t("start.account_name"), "aria-label": t("start.account_name") });
+  const accPw = h("input", { id: "acc-pw", type: "password", autocomplete: "current-password", placeholder: t("start.password") });
+  const account = async (register) => {
+    const name = accName.value.trim();
+    if (!fieldError(err, accName, nameProblem(name))) return;
+    if (register && !fieldError(err, accPw, passwordProblem(accPw.value))) return;
+    try {
+      const res = await (register ? makeAccount : logIn)(accName.value.trim(), accPw.value);
+      signedIn(res);
+    } catch (e) {
+      err.textContent = errorText(e);
+    }
+  };
+  const acc = h(
+    "form.card.account",
+    { novalidate: true, onsubmit: (ev) => (ev.preventDefault(), account(false)) },
+    h("label", { for: "acc-name" }, t("start.have_account")),
+    accName,
+    accPw,
+    h("div.row", {}, h("button", { type: "submit" }, t("start.login")), h("button", { type: "button", onclick: () => account(true) }, t("start.register"))),
+  );
+  const hero = h(
+    "div.hero",
+    {},
+    h("div.hero-tiles", { "aria-hidden": "true", html: [[6, 6], [6, 2], [2, 2], [2, 5]].map(([a, b]) => tileSvg(a, b, { upright: a !== b })).join("") }),
+    h("h1", {}, t("ui.title")),
+    h("p.tagline", {}, t("ui.tagline")),
+    h("ul.facts", {}, h("li", {}, t("start.fact_players")), h("li", {}, t("start.fact_bots")), h("li", {}, t("start.fact_free"))),
+  );
+  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), acc, err));
+}
