@@ -19,7 +19,9 @@ import time
 import uuid
 from typing import Any
 
-from domino.server.storage.db import Database, StaleFence, _Append
+from domino.server.desks.doors import StaleFence
+from domino.server.storage.db import Database
+from domino.server.storage.matchlog import _Append
 
 URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 

@@ -16,8 +16,8 @@ from domino.bots.meister import (
     schedule,
 )
 from domino.bots.profi import profi_score
+from domino.bots.sample import check, playout
 from domino.rules import WITH, MatchState, Mode, Move, RoundState, Rules, SeatView, view
-from domino.rules.sample import check, playout
 
 
 def _busy_positions(rules: Rules, count: int) -> list[tuple[RoundState, int]]:

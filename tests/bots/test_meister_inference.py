@@ -23,8 +23,8 @@ from domino.bots.meister import (
 )
 from domino.bots.profi import Profi, block_value
 from domino.rules import WITH, MatchState, Mode, RoundState, Rules, SeatView, view
+from domino.rules.hypothesis import Hypothesis, check
 from domino.rules.kernel import BIT, ES_COUNT, PLACE
-from domino.rules.sample import Hypothesis, check
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

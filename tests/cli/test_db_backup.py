@@ -19,18 +19,19 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from domino.server import Settings, create_app
-from domino.server.run import free_port, serving_in_thread
 from domino.server.storage.db import Database
 from domino.table import Timing
 from domino_bench.site import Party, SiteClient, form
+
+if TYPE_CHECKING:
+    from live import LiveServers
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
 #: Fast tables: bots move within 0.15 s, 0.3 s between rounds.
@@ -92,18 +93,16 @@ def fresh_database() -> Iterator[str]:
         asyncio.run(sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
-def settings(db_url: str, prefix: str, tmp: Path) -> Settings:
-    port = free_port()
-    return Settings(
-        host="127.0.0.1",
-        port=port,
-        data_dir=tmp,
-        db_url=db_url,
-        table_prefix=prefix,
-        timing=FAST,
-        node="solo",
-        analysis_workers=0,
-    )
+def settings(db_url: str, prefix: str, tmp: Path) -> dict[str, Any]:
+    """The fields of a node's settings on the database at ``db_url``."""
+    return {
+        "data_dir": tmp,
+        "db_url": db_url,
+        "table_prefix": prefix,
+        "timing": FAST,
+        "node": "solo",
+        "analysis_workers": 0,
+    }
 
 
 async def player(name: str, url: str) -> SiteClient:
@@ -137,26 +136,27 @@ def get(url: str) -> Any:
 
 
 async def test_a_backup_restored_into_a_new_database_serves_and_resumes_its_matches(
-    tmp_path: Path, prefix: str, fresh_database: str
+    tmp_path: Path, prefix: str, fresh_database: str, live_server: LiveServers
 ) -> None:
     assert PG_URL is not None
     upgraded = domino("db", "upgrade", "--db", PG_URL, "--table-prefix", prefix)
     assert upgraded.returncode == 0, upgraded.stderr
     dump = tmp_path / "site.dump"
 
-    first = settings(PG_URL, prefix, tmp_path / "a")
-    with serving_in_thread(create_app(first), first) as url:
-        anna, ben = await finished_and_running(url)
-        done = str(anna.match)
-        record = httpx.get(f"{url}/api/matches/{done}/record", timeout=30).text
-        replay = get(f"{url}/api/matches/{done}/replay")
-        stored_v = ben.v  # Ben's turn: nothing moves until he does
-        # The backup is taken while the site serves (what an operator's cron job does).
-        backup = domino("db", "backup", str(dump), "--db", PG_URL, "--table-prefix", prefix)
-        assert backup.returncode == 0, backup.stderr
-        assert str(dump) in backup.stdout
-        await anna.close()
-        await ben.close()
+    first = live_server.settings(**settings(PG_URL, prefix, tmp_path / "a"))
+    url = live_server(first)
+    anna, ben = await finished_and_running(url)
+    done = str(anna.match)
+    record = httpx.get(f"{url}/api/matches/{done}/record", timeout=30).text
+    replay = get(f"{url}/api/matches/{done}/replay")
+    stored_v = ben.v  # Ben's turn: nothing moves until he does
+    # The backup is taken while the site serves (what an operator's cron job does).
+    backup = domino("db", "backup", str(dump), "--db", PG_URL, "--table-prefix", prefix)
+    assert backup.returncode == 0, backup.stderr
+    assert str(dump) in backup.stdout
+    await anna.close()
+    await ben.close()
+    live_server.stop(url)
 
     # The database is lost. A new one, the backup read into it (DOMINO_DB, as a unit's
     # environment file gives it), a node on it.
@@ -167,24 +167,24 @@ async def test_a_backup_restored_into_a_new_database_serves_and_resumes_its_matc
     again = domino("db", "restore", str(dump), "--table-prefix", prefix, env=env)
     assert again.returncode == 2 and "createdb" in again.stderr, again.stderr
 
-    second = settings(fresh_database, prefix, tmp_path / "b")
-    with serving_in_thread(create_app(second), second) as url:
-        assert httpx.get(f"{url}/api/matches/{done}/record", timeout=30).text == record
-        assert get(f"{url}/api/matches/{done}/replay") == replay
-        assert get(f"{url}/api/matches/{done}")["status"] == "finished"
-        # Ben's token is in the backup: he signs in on the new node, gets his match at
-        # the version the backup holds, and plays on.
-        ben.site, ben.origin, ben._stopping = url, url, False
-        mark = len(ben.frames)
-        await ben.open(url)
-        await ben.until(lambda: ben.states(ben.gen), "Ben's match on the restored node")
-        assert int(ben.states(ben.gen)[0]["v"]) == stored_v
-        assert ben.states(ben.gen)[0]["phase"] != "match_over"
-        assert not [f for f in ben.frames[mark:] if f.msg.get("type") == "error"]
-        ben.allow(2)
-        await ben.until(lambda: ben.acked() == 5, "two more moves of Ben's", LONG)
-        assert ben.v > stored_v
-        await ben.close()
+    second = live_server.settings(**settings(fresh_database, prefix, tmp_path / "b"))
+    url = live_server(second)
+    assert httpx.get(f"{url}/api/matches/{done}/record", timeout=30).text == record
+    assert get(f"{url}/api/matches/{done}/replay") == replay
+    assert get(f"{url}/api/matches/{done}")["status"] == "finished"
+    # Ben's token is in the backup: he signs in on the new node, gets his match at
+    # the version the backup holds, and plays on.
+    ben.site, ben.origin, ben._stopping = url, url, False
+    mark = len(ben.frames)
+    await ben.open(url)
+    await ben.until(lambda: ben.states(ben.gen), "Ben's match on the restored node")
+    assert int(ben.states(ben.gen)[0]["v"]) == stored_v
+    assert ben.states(ben.gen)[0]["phase"] != "match_over"
+    assert not [f for f in ben.frames[mark:] if f.msg.get("type") == "error"]
+    ben.allow(2)
+    await ben.until(lambda: ben.acked() == 5, "two more moves of Ben's", LONG)
+    assert ben.v > stored_v
+    await ben.close()
 
 
 def test_a_backup_of_sqlite_says_how_to_make_one_instead(tmp_path: Path) -> None:

@@ -56,14 +56,11 @@ from domino_bench.site import (
 )
 
 from .conftest import PG_URL, new_cluster
+from .pace import FAST, LONG
 
-#: The nodes' table pace: fast bots, short pauses between rounds.
-FAST = ["--bot-delay", "0.05,0.15", "--round-pause", "0.3"]
 #: Seconds a node drains on SIGTERM before it closes its sockets (HAProxy takes it out
 #: within 0.2 s: check_inter 100 ms, fall 2).
 DRAIN = 1.5
-#: The bound of waits for a whole phase (a match to its end, a takeover): generous.
-LONG = 120.0
 #: Seconds a client waits before a move while the matches play to their end (on average).
 FINISH_DELAY = 0.08
 

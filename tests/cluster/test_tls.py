@@ -19,7 +19,7 @@ from domino_bench.cluster import Cluster
 from domino_bench.site import Party, SiteClient, form, until_any
 
 from .conftest import new_cluster
-from .test_site import FAST, LONG
+from .pace import FAST, LONG
 
 
 @pytest.fixture(scope="module")

@@ -3,18 +3,15 @@ node serves, and the PromQL names an expression reads."""
 
 from __future__ import annotations
 
-import asyncio
 import re
-import secrets
 from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from domino.server.storage.db import Database
-from server.cluster.test_failover import NEEDS, PG_URL, match_on, node, redis_prefix, until_turn
+from server.cluster.nodes import NEEDS, PG_URL, cluster_prefix, match_on, node, until_turn
 from server.harness import answered, latest_state
-from server.redis_keys import REDIS_ADMIN, forget, redis_url
+from server.redis_keys import REDIS_ADMIN
 
 #: The repository's deploy/ folder.
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
@@ -54,8 +51,7 @@ def served_metrics(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
     started and a move played, so that the labelled series exist too."""
     if not (PG_URL and REDIS_ADMIN):
         pytest.skip(NEEDS)
-    prefix = f"dp{secrets.token_hex(3)}_"
-    try:
+    with cluster_prefix("dp") as prefix:
         h = node(tmp_path_factory.mktemp("node"), prefix, "n1")
         try:
             anna, st = match_on(h)
@@ -69,18 +65,7 @@ def served_metrics(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
             text = h.tc.get("/metrics").text
         finally:
             h.close()
-    finally:
-        forget(redis_url(), redis_prefix(prefix))
-        asyncio.run(_drop(prefix))
     return {s.name for family in text_string_to_metric_families(text) for s in family.samples}
-
-
-async def _drop(prefix: str) -> None:
-    db = Database(str(PG_URL), prefix)
-    try:
-        await db.drop()
-    finally:
-        await db.close()
 
 
 def unknown(names: set[str], served: set[str]) -> set[str]:

@@ -22,10 +22,12 @@ import oracle_sample
 import pytest
 from rules_support import VARIANTS
 
+from domino.bots.sample import playout
+from domino.bots.values import greedy
 from domino.rules import MOVES, MatchState, RoundState, Rules, RulesError, shuffled_deal, view
 from domino.rules.deal import _PERMUTATIONS, random_permutation
+from domino.rules.hypothesis import Hypothesis, determinize
 from domino.rules.playout import pick, random_round
-from domino.rules.sample import Hypothesis, determinize, greedy, playout
 from domino.rules.tiles import WITH
 
 ROUNDS_PER_VARIANT = 250  # 16 variants: 4,000 rounds, each played by both engines

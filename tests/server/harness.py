@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -144,6 +145,7 @@ class Harness:
         self.tc = TestClient(self.app)
         self.tc.__enter__()
         self.clients: list[Client] = []
+        self._closed = False
 
     @property
     def service(self) -> Service:
@@ -151,6 +153,11 @@ class Harness:
         return service
 
     def close(self) -> None:
+        """Close the sockets, then end the app's lifespan; once (a fixture may close a
+        node the test closed already)."""
+        if self._closed:
+            return
+        self._closed = True
         for c in self.clients:
             c.close()
         self.tc.__exit__(None, None, None)
@@ -196,6 +203,15 @@ def harness(data_dir: Path, **kw: Any) -> Iterator[Harness]:
         yield h
     finally:
         h.close()
+
+
+TILE = re.compile(r"(?<![0-9])([0-6])\|([0-6])(?![0-9])")
+
+
+def tiles_in(obj: Any) -> set[str]:
+    """Every tile named anywhere in ``obj`` (JSON text or data), as ``"high|low"``."""
+    text = obj if isinstance(obj, str) else json.dumps(obj)
+    return {f"{max(a, b)}|{min(a, b)}" for a, b in TILE.findall(text)}
 
 
 def latest_state(c: Client) -> dict[str, Any] | None:

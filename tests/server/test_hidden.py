@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,13 +23,15 @@ import pytest
 
 from domino.rules import MatchState, Move, Rules
 
-from .harness import Client, Harness, harness, latest_state, lobby_with_bots, play_out
-
-TILE = re.compile(r"(?<![0-9])[0-6]\|[0-6](?![0-9])")
-
-
-def _tiles(obj: Any) -> set[str]:
-    return {_canon(t) for t in TILE.findall(json.dumps(obj))}
+from .harness import (
+    Client,
+    Harness,
+    harness,
+    latest_state,
+    lobby_with_bots,
+    play_out,
+    tiles_in,
+)
 
 
 def _canon(tile: str) -> str:
@@ -101,16 +102,16 @@ def check_frames(
             checked += check_history(msg, truth, mid)
             continue
         if kind not in ("state", "error"):
-            assert not _tiles(msg), (kind, raw[:300])
+            assert not tiles_in(msg), (kind, raw[:300])
             continue
         if kind == "error":
             v = msg.get("v")
             if v is None:
-                assert not _tiles(msg)
+                assert not tiles_in(msg)
                 continue
             tr = truth[v - 1]
             own = tr.hands[audience] if audience is not None else set()
-            assert _tiles(msg) <= own | tr.line | tr.reveal, raw
+            assert tiles_in(msg) <= own | tr.line | tr.reveal, raw
             continue
         assert msg["match_id"] == mid
         assert msg["you"] == audience, (msg["you"], audience)
@@ -123,15 +124,15 @@ def check_frames(
         else:
             own = tr.hands[audience]
             assert {_canon(t) for t in view["hand"]} == own
-            assert _tiles(view["legal"]) <= own
+            assert tiles_in(view["legal"]) <= own
         assert {_canon(t) for t, _, _ in view["line"]} == tr.line
         if view["result"] is not None:
             assert {_canon(t) for h in view["result"]["hands"] for t in h} == tr.reveal
         assert isinstance(view["lager"], int)
         body = {k: v for k, v in msg.items() if k != "events"}
-        leaked = _tiles(body) - (own | tr.line | tr.reveal)
+        leaked = tiles_in(body) - (own | tr.line | tr.reveal)
         assert not leaked, (audience, msg["v"], leaked)
-        ev_tiles = _tiles(msg["events"])
+        ev_tiles = tiles_in(msg["events"])
         assert ev_tiles <= tr.line | tr.prev_public, (audience, msg["v"], msg["events"])
         for e in msg["events"]:
             if e["kind"] == "draw":
@@ -158,7 +159,7 @@ def check_history(msg: dict[str, Any], truth: list[Truth], mid: str) -> int:
     for rnd in msg["rounds"]:
         assert rnd["round"] < tr.round_no, (rnd["round"], tr.round_no)
         assert set(rnd) == {"round", "events"}
-        leaked = _tiles(rnd["events"]) - public[rnd["round"]]
+        leaked = tiles_in(rnd["events"]) - public[rnd["round"]]
         assert not leaked, (rnd["round"], leaked)
         for e in rnd["events"]:
             if e["kind"] == "draw":

@@ -7,15 +7,18 @@ import logging
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from domino.server import Settings, create_app
 from domino.server.metrics import JsonLines, Metrics, Text
-from domino.server.run import free_port, serving_in_thread
+from domino.server.run import free_port
 
 from .harness import Harness, answered, harness, lobby_with_bots, start
+
+if TYPE_CHECKING:
+    from live import LiveServers
 
 
 def scrape(h: Harness) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -174,37 +177,33 @@ def test_a_metrics_token_is_required_when_set(tmp_path: Path) -> None:
         assert r.status_code == 200 and "domino_sockets" in r.text
 
 
-def test_metrics_on_an_address_of_their_own(tmp_path: Path) -> None:
+def test_metrics_on_an_address_of_their_own(tmp_path: Path, live_server: LiveServers) -> None:
     own = f"127.0.0.1:{free_port()}"
-    settings = Settings(host="127.0.0.1", port=free_port(), data_dir=tmp_path, metrics_listen=own)
-    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
-        assert httpx.get(f"{url}/metrics", timeout=10).status_code == 404
-        r = httpx.get(f"http://{own}/metrics", timeout=10)
-        assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
-        names = {f.name for f in text_string_to_metric_families(r.text)}
-        assert {"domino_sockets", "process_cpu_seconds"} <= names
-        assert httpx.get(f"http://{own}/api/health", timeout=10).status_code == 404
-        host, port = own.split(":")
-        with socket.create_connection((host, int(port))) as raw:
-            raw.sendall(b"\r\n\r\n")
-            assert raw.recv(100).startswith(b"HTTP/1.1 400")
+    settings = live_server.settings(data_dir=tmp_path, metrics_listen=own)
+    url = live_server(settings)
+    assert httpx.get(f"{url}/metrics", timeout=10).status_code == 404
+    r = httpx.get(f"http://{own}/metrics", timeout=10)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
+    names = {f.name for f in text_string_to_metric_families(r.text)}
+    assert {"domino_sockets", "process_cpu_seconds"} <= names
+    assert httpx.get(f"http://{own}/api/health", timeout=10).status_code == 404
+    host, port = own.split(":")
+    with socket.create_connection((host, int(port))) as raw:
+        raw.sendall(b"\r\n\r\n")
+        assert raw.recv(100).startswith(b"HTTP/1.1 400")
 
 
-def test_metrics_on_an_address_of_their_own_ask_for_the_token_too(tmp_path: Path) -> None:
+def test_metrics_on_an_address_of_their_own_ask_for_the_token_too(
+    tmp_path: Path, live_server: LiveServers
+) -> None:
     """--metrics-listen with --metrics-token: the scraper's address needs the token as well."""
     own = f"127.0.0.1:{free_port()}"
-    settings = Settings(
-        host="127.0.0.1",
-        port=free_port(),
-        data_dir=tmp_path,
-        metrics_listen=own,
-        metrics_token="s3cret",
-    )
-    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
-        assert httpx.get(f"{url}/metrics", timeout=10).status_code == 404
-        for headers in ({}, {"authorization": "Bearer falsch"}, {"authorization": "s3cret"}):
-            r = httpx.get(f"http://{own}/metrics", headers=headers, timeout=10)
-            assert r.status_code == 401, headers
-        bearer = {"authorization": "Bearer s3cret"}
-        r = httpx.get(f"http://{own}/metrics", headers=bearer, timeout=10)
-        assert r.status_code == 200 and "domino_sockets" in r.text
+    settings = live_server.settings(data_dir=tmp_path, metrics_listen=own, metrics_token="s3cret")
+    url = live_server(settings)
+    assert httpx.get(f"{url}/metrics", timeout=10).status_code == 404
+    for headers in ({}, {"authorization": "Bearer falsch"}, {"authorization": "s3cret"}):
+        r = httpx.get(f"http://{own}/metrics", headers=headers, timeout=10)
+        assert r.status_code == 401, headers
+    bearer = {"authorization": "Bearer s3cret"}
+    r = httpx.get(f"http://{own}/metrics", headers=bearer, timeout=10)
+    assert r.status_code == 200 and "domino_sockets" in r.text

@@ -11,8 +11,12 @@ import os
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from live import LiveServers
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -37,20 +41,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server(tmp_path_factory: pytest.TempPathFactory, session_live_server: LiveServers) -> str:
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is missing (make test installs it)")
     from webplay import SEEDS
 
-    from domino.server import create_app
-    from domino.server.run import free_port, serving_in_thread
-    from domino.server.settings import Settings
     from domino.table import Timing
 
-    port = free_port()
-    settings = Settings(
-        host="127.0.0.1",
-        port=port,
+    settings = session_live_server.settings(
         data_dir=tmp_path_factory.mktemp("domino-data"),
         signin_burst=float("inf"),  # every browser of the session signs in from 127.0.0.1
         seeds=lambda: SEEDS.pop(0) if SEEDS else secrets.token_hex(16),
@@ -62,8 +60,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         ),
     )
     # The same uvicorn choices as `domino serve` (the lean WebSocket transport included).
-    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
-        yield url
+    return session_live_server(settings)
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from webplay import (
@@ -27,6 +27,9 @@ from webplay import (
     sign_in_as_guest,
     start_match,
 )
+
+if TYPE_CHECKING:
+    from live import LiveServers
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {
@@ -393,46 +396,40 @@ async def _fill(settings: Any, token: str, count: int) -> list[str]:
 
 
 def test_the_profile_pages_through_its_matches(
-    browser: Any, tmp_path: Path, server: str, shots: Path
+    browser: Any, tmp_path: Path, server: str, shots: Path, live_server: LiveServers
 ) -> None:
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from domino.server import create_app
-    from domino.server.run import free_port, serving_in_thread
-    from domino.server.settings import Settings
-
     del server  # only for the skip when chromium is missing
-    settings = Settings(
-        host="127.0.0.1", port=free_port(), data_dir=tmp_path, signin_burst=float("inf")
-    )
+    settings = live_server.settings(data_dir=tmp_path, signin_burst=float("inf"))
     token = "t_pages_" + "x" * 32
     # Playwright's sync API holds this thread's event loop: the filling runs in another thread.
     with ThreadPoolExecutor(1) as pool:
         mids = pool.submit(asyncio.run, _fill(settings, token, PAGE + 3)).result()
-    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
-        page = new_page(browser, **PHONE)
-        page.add_init_script(f"localStorage.setItem('domino.token', {json.dumps(token)})")
-        page.goto(url + "/#/profile")
-        items = page.locator(".recent-list li[data-match]")
-        items.first.wait_for()
-        assert items.evaluate_all("els => els.map((e) => e.dataset.match)") == mids[::-1][:PAGE]
-        more = page.get_by_role("button", name="Weitere laden")
-        more.tap()
-        page.wait_for_function(
-            f"document.querySelectorAll('.recent-list li[data-match]').length === {PAGE + 3}"
-        )
-        assert items.evaluate_all("els => els.map((e) => e.dataset.match)") == mids[::-1]
-        assert more.is_hidden()  # the last page: nothing more to load
-        page.screenshot(path=str(shots / "phone-profile-matches.png"))
-        # A match of the second page opens in the viewer.
-        page.locator(f".recent-list li[data-match='{mids[0]}']").get_by_role(
-            "link", name="Spielbericht ansehen"
-        ).tap()
-        page.locator(VIEWER).wait_for()
-        wait_position(page, 1, 0)
-        assert page.url.endswith(f"#/replay/{mids[0]}/1/0")
-        assert_no_js_errors(page)
+    url = live_server(settings)
+    page = new_page(browser, **PHONE)
+    page.add_init_script(f"localStorage.setItem('domino.token', {json.dumps(token)})")
+    page.goto(url + "/#/profile")
+    items = page.locator(".recent-list li[data-match]")
+    items.first.wait_for()
+    assert items.evaluate_all("els => els.map((e) => e.dataset.match)") == mids[::-1][:PAGE]
+    more = page.get_by_role("button", name="Weitere laden")
+    more.tap()
+    page.wait_for_function(
+        f"document.querySelectorAll('.recent-list li[data-match]').length === {PAGE + 3}"
+    )
+    assert items.evaluate_all("els => els.map((e) => e.dataset.match)") == mids[::-1]
+    assert more.is_hidden()  # the last page: nothing more to load
+    page.screenshot(path=str(shots / "phone-profile-matches.png"))
+    # A match of the second page opens in the viewer.
+    page.locator(f".recent-list li[data-match='{mids[0]}']").get_by_role(
+        "link", name="Spielbericht ansehen"
+    ).tap()
+    page.locator(VIEWER).wait_for()
+    wait_position(page, 1, 0)
+    assert page.url.endswith(f"#/replay/{mids[0]}/1/0")
+    assert_no_js_errors(page)
 
 
 def test_the_match_address_after_the_end_shows_the_standings(
@@ -587,31 +584,25 @@ async def _one_long_named_match(settings: Any) -> str:
 
 
 def test_long_bot_names_are_whole_in_the_replay(
-    browser: Any, tmp_path: Path, server: str, shots: Path
+    browser: Any, tmp_path: Path, server: str, shots: Path, live_server: LiveServers
 ) -> None:
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from domino.server import create_app
-    from domino.server.run import free_port, serving_in_thread
-    from domino.server.settings import Settings
-
     del server  # only for the skip when chromium is missing
-    settings = Settings(
-        host="127.0.0.1", port=free_port(), data_dir=tmp_path, signin_burst=float("inf")
-    )
+    settings = live_server.settings(data_dir=tmp_path, signin_burst=float("inf"))
     with ThreadPoolExecutor(1) as pool:
         mid = pool.submit(asyncio.run, _one_long_named_match(settings)).result()
-    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
-        for name, context in (("phone", PHONE), ("desktop", DESKTOP)):
-            page = new_page(browser, **context)
-            page.goto(f"{url}/#/replay/{mid}/1/0")
-            page.locator(VIEWER).wait_for()
-            names = page.locator(".replay-seat .seat-name").evaluate_all(
-                """els => els.map((e) => [e.textContent, e.scrollWidth <= e.clientWidth + 1,
-                                          e.getBoundingClientRect().right <= innerWidth])"""
-            )
-            assert [n[0] for n in names] == ["Rita", LONG_BOT], names
-            assert all(whole and seen for _text, whole, seen in names), (name, names)
-            page.screenshot(path=str(shots / f"{name}-replay-long-name.png"))
-            assert_no_js_errors(page)
+    url = live_server(settings)
+    for name, context in (("phone", PHONE), ("desktop", DESKTOP)):
+        page = new_page(browser, **context)
+        page.goto(f"{url}/#/replay/{mid}/1/0")
+        page.locator(VIEWER).wait_for()
+        names = page.locator(".replay-seat .seat-name").evaluate_all(
+            """els => els.map((e) => [e.textContent, e.scrollWidth <= e.clientWidth + 1,
+                                      e.getBoundingClientRect().right <= innerWidth])"""
+        )
+        assert [n[0] for n in names] == ["Rita", LONG_BOT], names
+        assert all(whole and seen for _text, whole, seen in names), (name, names)
+        page.screenshot(path=str(shots / f"{name}-replay-long-name.png"))
+        assert_no_js_errors(page)

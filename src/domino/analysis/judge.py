@@ -4,7 +4,7 @@ The judgement sees only the seat's :class:`~domino.rules.SeatView` (own hand, li
 hand sizes, Lager size, public history). It samples ``samples`` deals of the tiles
 the seat could not see with Meister's :func:`~domino.bots.meister.guess` (consistent
 with everything public, :mod:`domino.bots.knowledge`), plays every candidate out in
-each sample with :func:`~domino.rules.sample.playout`, and averages the *margin*:
+each sample with :func:`~domino.bots.sample.playout`, and averages the *margin*:
 the points the seat's side scores for the rest of the round minus the average of
 the other sides' (the quantity Meister maximises). The same samples serve every
 candidate (common random numbers), so differences come from the moves.
@@ -23,8 +23,9 @@ from typing import Any, Final
 from domino.bots.base import ends_after
 from domino.bots.knowledge import infer
 from domino.bots.meister import candidates, guess
+from domino.bots.sample import playout
 from domino.rules import Move, SeatView
-from domino.rules.sample import Hypothesis, check, playout
+from domino.rules.hypothesis import Hypothesis, check
 
 #: Grades by points lost against the best candidate (expected margin, see docs/analysis.md):
 #: a loss of at least the threshold earns the grade. Checked from the worst down.

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from domino.rules import DRAW, Deal, MatchState, Move, SeatView, view
+from domino.rules.hypothesis import Hypothesis
 from domino.rules.record import rules_of
-from domino.rules.sample import Hypothesis
+from domino.rules.tiles import mask_of
 
 from .judge import BEST_WITHIN, GRADES, choices, judge, judge_hindsight
 
@@ -62,22 +63,15 @@ def positions(
             move = Move.parse(text)
             seat = match.round.turn
             if wanted:
-                hands = tuple(_mask(match.round.hand(s)) for s in range(match.rules.seats))
+                hands = tuple(mask_of(match.round.hand(s)) for s in range(match.rules.seats))
                 lager = tuple(t.index for t in reversed(deal.lager[drawn:]))
-                truth = Hypothesis(hands, lager, _mask(deal.out))
+                truth = Hypothesis(hands, lager, mask_of(deal.out))
                 yield Position(round_no, move_no, seat, view(match, seat), move, truth)
             if move.kind == DRAW:
                 drawn += 1
             match.apply(move, seat)
         if not wanted and rounds is not None and round_no >= max(rounds, default=0):
             return
-
-
-def _mask(tiles: Any) -> int:
-    m = 0
-    for t in tiles:
-        m |= t.mask
-    return m
 
 
 def human_moves(record: Mapping[str, Any]) -> frozenset[MoveRef]:

@@ -12,7 +12,6 @@ from typing import Protocol
 from domino.rules import Move, SeatView, Tile
 from domino.rules.kernel import (
     ES_COUNT,
-    FIT,
     FIVES,
     LEFT,
     LEFT_DOUBLE,
@@ -21,6 +20,7 @@ from domino.rules.kernel import (
     RIGHT_DOUBLE,
     ends_state,
 )
+from domino.rules.tiles import mask_of
 
 
 class Bot(Protocol):
@@ -35,17 +35,18 @@ class Bot(Protocol):
 
 def hand_mask(view: SeatView) -> int:
     """The seat's own hand as a bitmask over ``TILES``."""
-    m = 0
-    for t in view.hand or ():
-        m |= t.mask
-    return m
+    return mask_of(view.hand or ())
+
+
+def view_es(view: SeatView) -> int:
+    """The kernel's ends state of ``view``'s open ends."""
+    return ends_state(view.left, view.right, view.left_double, view.right_double)
 
 
 def ends_after(view: SeatView, move: Move) -> tuple[int, int, bool, bool]:
     """Open ends ``(left, right, left_double, right_double)`` after playing ``move``."""
     assert move.tile is not None
-    es = ends_state(view.left, view.right, view.left_double, view.right_double)
-    new = PLACE[move.index * ES_COUNT + es]  # the kernel places it (RULES.md §6)
+    new = PLACE[move.index * ES_COUNT + view_es(view)]  # the kernel places it (RULES.md §6)
     assert new >= 0, f"{move} does not fit"
     return LEFT[new], RIGHT[new], LEFT_DOUBLE[new], RIGHT_DOUBLE[new]
 
@@ -60,11 +61,6 @@ def fives_after(left: int, right: int, ld: bool, rd: bool) -> int:
     automatic), so the lone-tile case of §8 never applies to a bot's move.
     """
     return FIVES[ends_state(left, right, ld, rd)]
-
-
-def fits(mask: int, left: int, right: int) -> int:
-    """The tiles of ``mask`` that fit an end showing ``left`` or ``right``."""
-    return mask & FIT[ends_state(left, right, False, False)]
 
 
 def tile_of(move: Move) -> Tile:

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from domino.rules import TILES, WITH, SeatView, Tile
+from domino.rules import TILES, WITH, SeatView
+from domino.rules.kernel import OPENING_ORDER
+from domino.rules.tiles import mask_of
 
 from .base import hand_mask
 
@@ -32,22 +34,31 @@ ALL_TILES = (1 << len(TILES)) - 1
 Slots = tuple[tuple[int, ...], ...]
 
 
-def _opening_key(t: Tile) -> tuple[int, int, int]:
-    # The order of §5: doubles first (highest), then pips, then the higher half.
-    return (1 if t.is_double else 0, t.pips, t.high)
+def _beats() -> tuple[int, ...]:
+    """Per tile: the tiles that would have opened before it (the kernel's order of §5); when
+    it opened, no seat was dealt one of them."""
+    out = [0] * len(TILES)
+    before = 0
+    for t in OPENING_ORDER:
+        out[t] = before
+        before |= 1 << t
+    return tuple(out)
 
 
-def _beats(opened: Tile) -> int:
-    """Tiles that would have opened before ``opened``: no seat was dealt one."""
-    key = _opening_key(opened)
-    m = 0
-    for t in TILES:
-        if _opening_key(t) > key:
-            m |= t.mask
-    return m
+_BEATS = _beats()
 
 
-_BEATS = tuple(_beats(t) for t in TILES)
+def p_can_play(slots: tuple[int, ...], unseen: int, fit: int) -> float:
+    """Rough chance that a seat whose slots forbid ``slots`` (see :class:`Knowledge`) holds
+    a tile of ``fit``, each slot uniform over the ``unseen`` tiles it may be and the slots
+    independent."""
+    miss = 1.0
+    for f in slots:
+        c = unseen & ~f
+        total = c.bit_count()
+        if total:
+            miss *= 1.0 - (c & fit).bit_count() / total
+    return 1.0 - miss
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +105,7 @@ class Knowledge:
 
         Treats slots as independent, each uniform over its candidates.
         """
-        fit = WITH[left] | WITH[right]
-        miss = 1.0
-        for c in self.candidates(seat):
-            total = c.bit_count()
-            if total:
-                miss *= 1.0 - (c & fit).bit_count() / total
-        return 1.0 - miss
+        return p_can_play(self.slots[seat], self.unseen, WITH[left] | WITH[right])
 
 
 def infer(view: SeatView, *, before_plays: dict[int, Slots] | None = None) -> Knowledge:
@@ -113,9 +118,7 @@ def infer(view: SeatView, *, before_plays: dict[int, Slots] | None = None) -> Kn
     assert me is not None and view.hand is not None
     rules = view.rules
     n = rules.seats
-    seen = hand_mask(view)
-    for t, _, _ in view.line:
-        seen |= t.mask
+    seen = hand_mask(view) | mask_of(t for t, _, _ in view.line)
     slots: list[list[int]] = [[] for _ in range(n)]
     births: list[list[int]] = [[] for _ in range(n)]
     sources: list[tuple[int, int]] = []

@@ -4,7 +4,7 @@ For each decision Meister guesses, many times, where the hidden tiles lie —
 guesses consistent with everything public (:mod:`.knowledge`: tiles played,
 the own hand, hand sizes, the Lager's size, what each seat cannot hold) —
 and plays every candidate move out in each guess with a fast greedy policy
-(:func:`domino.rules.sample.playout`). The move with the best average
+(:func:`domino.bots.sample.playout`). The move with the best average
 points margin for its side over the rest of the round wins. The same
 guesses serve every candidate, so differences come from the moves, not from
 luck of the draw.
@@ -32,14 +32,15 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from domino.rules import MAX_ROUNDS, TILES, Move, Rules, SeatView
-from domino.rules.kernel import BIT, ES_COUNT, FIT, FIVES, OPEN_ES, PLACE
-from domino.rules.sample import Hypothesis, playout
+from domino.rules import MAX_ROUNDS, Move, Rules, SeatView
+from domino.rules.hypothesis import Hypothesis
+from domino.rules.kernel import BIT, ES_COUNT, FIT, OPEN_ES, PLACE
 
 from .base import ends_after, hand_mask
-from .knowledge import ALL_TILES, Knowledge, Slots, infer
-from .profi import BLOCK_WEIGHT, DECAY, profi_score
-from .simple import DOUBLE_BONUS, FIVES_WEIGHT, GO_OUT, KEEP_ANY_FIT, KEEP_EACH_FIT
+from .knowledge import ALL_TILES, Knowledge, Slots, infer, p_can_play
+from .profi import profi_score
+from .sample import playout
+from .values import Option, alternatives, block_value, block_weights, option, value_of
 
 #: Playouts per decision at the default budget (CPU p99 30-45 ms here: docs/bots.md).
 DEFAULT_PLAYOUTS = 600
@@ -47,7 +48,7 @@ DEFAULT_PLAYOUTS = 600
 MIN_GUESSES = 24
 # Tries to satisfy every slot's constraints before a guess relaxes them.
 TRIES = 20
-#: Playouts with the blocking policy (:func:`domino.rules.sample.greedy_block_es`).
+#: Playouts with the blocking policy (:func:`domino.bots.values.greedy_block_es`).
 BLOCK = False
 #: Temperature (pips) of :func:`plausibility`; ``None`` samples guesses uniformly.
 TAU: float | None = 3.0
@@ -211,55 +212,30 @@ def public_before_plays(view: SeatView) -> Public:
     return Public(view.rules, slots, table)
 
 
-def _p_can_play(slots: tuple[int, ...], unseen: int, fit: int) -> float:
-    # Knowledge.p_can_play on bare slots.
-    miss = 1.0
-    for f in slots:
-        c = unseen & ~f
-        total = c.bit_count()
-        if total:
-            miss *= 1.0 - (c & fit).bit_count() / total
-    return 1.0 - miss
-
-
 def _block(public: Public, play: PastPlay, new: int) -> float:
     """Profi's :func:`~domino.bots.profi.block_value` of leaving ends ``new`` at ``play``,
     from the public facts then (its own hand unknown but for the tiles it played since)."""
     s, _, _, after, _, idx = play
     rules = public.rules
-    n = rules.seats
     slots = public.slots.get(idx)
     if slots is None:
         return 0.0
     unseen = ALL_TILES & ~public.table[idx] & ~after
     fit = FIT[new]
-    value = 0.0
-    weight = BLOCK_WEIGHT
-    for k in range(1, n):
-        o = (s + k) % n
-        if slots[o]:
-            stuck = 1.0 - _p_can_play(slots[o], unseen, fit)
-            sign = -1.0 if rules.pairs and rules.side_of(o) == rules.side_of(s) else 1.0
-            value += sign * weight * stuck
-        weight *= DECAY
-    return value
+    return block_value(
+        block_weights(rules)[s],
+        lambda o: 1.0 - p_can_play(slots[o], unseen, fit) if slots[o] else 0.0,
+    )
 
 
-#: One play and its alternatives as :func:`implausibility` reads them: ``(bit, value
-#: without follow-ups, pips, tiles fitting the ends after)`` per move.
-Option = tuple[int, float, int, int]
+#: One play and its alternatives as :func:`implausibility` reads them (see
+#: :data:`domino.bots.values.Option`).
 Compiled = tuple[PastPlay, Option, tuple[Option, ...]]
 
 
 def _option(mv: int, es: int, fives: bool, public: Public | None, play: PastPlay) -> Option:
-    t = TILES[mv >> 1]
-    new = PLACE[mv * ES_COUNT + es]
-    v = float(t.pips) + (DOUBLE_BONUS if t.is_double else 0.0)
-    if fives:
-        v += FIVES_WEIGHT * FIVES[new]
-    if public is not None:
-        v += _block(public, play, new)
-    return BIT[mv], v, t.pips, FIT[new]
+    extra = _block(public, play, PLACE[mv * ES_COUNT + es]) if public is not None else 0.0
+    return option(mv, es, fives, extra)
 
 
 def compile_plays(
@@ -271,23 +247,9 @@ def compile_plays(
     out = []
     for play in plays:
         _, es, mv, _, _, _ = play
-        alts = tuple(
-            _option(mv2, es, fives, public, play)
-            for mv2 in range(56)
-            if mv2 != mv and PLACE[mv2 * ES_COUNT + es] >= 0
-        )
+        alts = tuple(_option(mv2, es, fives, public, play) for mv2 in alternatives(es) if mv2 != mv)
         out.append((play, _option(mv, es, fives, public, play), alts))
     return out
-
-
-def _value(hand: int, opt: Option) -> float:
-    # simple.play_score of the option's play from ``hand``.
-    bit, v, pips, fit = opt
-    rest = hand & ~bit
-    if not rest:
-        return GO_OUT + pips
-    follow = (rest & fit).bit_count()
-    return v + KEEP_ANY_FIT + KEEP_EACH_FIT * follow if follow else v
 
 
 def implausibility(
@@ -302,11 +264,11 @@ def implausibility(
     loss = 0.0
     for play, chosen, alts in plays:
         hand = held_hand(play, hyp, where)
-        c = _value(hand, chosen)
+        c = value_of(hand, chosen)
         best = c
         for opt in alts:
             if hand & opt[0]:
-                v = _value(hand, opt)
+                v = value_of(hand, opt)
                 if v > best:
                     best = v
         loss += best - c

@@ -16,31 +16,22 @@ from domino.rules import Move, SeatView
 from .base import ends_after
 from .knowledge import Knowledge, infer
 from .simple import play_score
-
-# Value (in pips) of leaving the next seat unable to play; the seats after it
-# see the ends only if the ones before them could not change them, hence the
-# decay.
-BLOCK_WEIGHT = 8.0
-DECAY = 0.5
+from .values import block_value as _block_value
+from .values import block_weights
 
 
 def block_value(view: SeatView, know: Knowledge, move: Move) -> float:
-    """How much ``move`` hampers the following opponents (and helps a partner)."""
+    """How much ``move`` hampers the following opponents (and helps a partner): the one
+    block value (:func:`.values.block_value`) with Profi's estimate of each seat's chance
+    to answer the ends left."""
     me = view.seat
     assert me is not None
     left, right, _, _ = ends_after(view, move)
-    rules = view.rules
-    n = rules.seats
-    value = 0.0
-    weight = BLOCK_WEIGHT
-    for k in range(1, n):
-        s = (me + k) % n
-        if view.hand_counts[s]:
-            stuck = 1.0 - know.p_can_play(s, left, right)
-            sign = -1.0 if rules.pairs and rules.side_of(s) == rules.side_of(me) else 1.0
-            value += sign * weight * stuck
-        weight *= DECAY
-    return value
+    counts = view.hand_counts
+    return _block_value(
+        block_weights(view.rules)[me],
+        lambda s: 1.0 - know.p_can_play(s, left, right) if counts[s] else 0.0,
+    )
 
 
 def profi_score(view: SeatView, know: Knowledge, move: Move) -> float:

@@ -10,35 +10,15 @@ import random
 
 from domino.rules import Move, SeatView
 
-from .base import ends_after, fits, fives_after, hand_mask, tile_of
-
-# Weights of Fortgeschritten's evaluation, in "pips" units. Shedding heavy
-# tiles is the base (a tile's pips); keeping a follow-up play matters more
-# than a few pips because a seat that cannot play draws or passes; doubles
-# only fit one number, so they are shed early; Fünferpunkte are real points.
-KEEP_ANY_FIT = 6.0
-KEEP_EACH_FIT = 1.5
-DOUBLE_BONUS = 3.0
-FIVES_WEIGHT = 2.0
-GO_OUT = 1000.0
+from .base import hand_mask, tile_of, view_es
+from .values import play_value
 
 
 def play_score(view: SeatView, move: Move) -> float:
-    """Fortgeschritten's value of a play: heavy tiles out, follow-ups kept, fives taken."""
-    t = tile_of(move)
-    rest = hand_mask(view) & ~t.mask
-    if not rest:
-        return GO_OUT + t.pips
-    left, right, ld, rd = ends_after(view, move)
-    follow = fits(rest, left, right).bit_count()
-    score = float(t.pips)
-    if follow:
-        score += KEEP_ANY_FIT + KEEP_EACH_FIT * follow
-    if t.is_double:
-        score += DOUBLE_BONUS
-    if view.rules.fives:
-        score += FIVES_WEIGHT * fives_after(left, right, ld, rd)
-    return score
+    """Fortgeschritten's value of a play: heavy tiles out, follow-ups kept, fives taken
+    (:func:`.values.play_value`)."""
+    tile_of(move)
+    return play_value(hand_mask(view), move.index, view_es(view), view.rules.fives)
 
 
 def auto_move(view: SeatView) -> Move:

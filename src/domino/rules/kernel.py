@@ -4,7 +4,7 @@ Everything that plays a round runs on :class:`Kernel`: the verified and
 logged :class:`~domino.rules.round.RoundState` (a subclass that adds checks
 with specific errors, the event log and the result record), the random
 playouts of the benchmark (:func:`domino.rules.playout.random_round`) and the
-search bots' playouts (:func:`domino.rules.sample.playout`). It knows how a
+search bots' playouts (:func:`domino.bots.sample.playout`). It knows how a
 tile is placed (:func:`place`), what is legal (:meth:`Kernel.legal`,
 :meth:`Kernel.step`), when a round ends and how it scores (:func:`score`,
 :func:`fives_count`, :func:`round_to_fives`).
@@ -227,6 +227,15 @@ def _chunk_tables() -> tuple[
 PLAYS, PLAY_MOVES = _chunk_tables()
 
 
+def plays_of(hand: int, es: int) -> tuple[int, ...]:
+    """The move generator: the legal plays (move ints) of ``hand`` on ends state ``es``, in
+    the order of :func:`plays` (tile order, left before right), by look-up in :data:`PLAYS`.
+    :meth:`Kernel.legal` and every bot that enumerates plays ask it."""
+    m = hand & FIT[es]
+    a, b, c, d = PLAYS[es >> 2]
+    return a[m & 127] + b[m >> 7 & 127] + c[m >> 14 & 127] + d[m >> 21]
+
+
 _DRAW_ONLY: Final = (DRAW_I,)
 _PASS_ONLY: Final = (PASS_I,)
 _DRAW_MOVE_ONLY: Final = (DRAW_MOVE,)
@@ -383,10 +392,9 @@ class Kernel:
         if self.reason:
             return ()
         es = self.es
-        m = self.hands[self.turn] & FIT[es]
-        if m:
-            a, b, c, d = PLAYS[es >> 2]
-            got = a[m & 127] + b[m >> 7 & 127] + c[m >> 14 & 127] + d[m >> 21]
+        hand = self.hands[self.turn]
+        if hand & FIT[es]:
+            got = plays_of(hand, es)
             return (*got, PASS_I) if self.drawn_fit else got
         return _DRAW_ONLY if self.lager else _PASS_ONLY
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
 from domino.server.cluster.lease import Leases
 
-from ..redis_keys import NO_REDIS, REDIS_ADMIN, forget, redis_url
+from ..redis_keys import NO_REDIS, REDIS_ADMIN, redis_url
 
 
 class Clock:
@@ -31,18 +30,10 @@ async def redis() -> AsyncIterator[object]:
     await r.aclose()
 
 
-@pytest.fixture
-def prefix() -> Iterator[str]:
-    name = f"test-{secrets.token_hex(4)}:"
-    yield name
-    if REDIS_ADMIN:
-        forget(redis_url(), name)
-
-
-async def test_one_holder_at_a_time_and_renewal_keeps_it(redis: object, prefix: str) -> None:
+async def test_one_holder_at_a_time_and_renewal_keeps_it(redis: object, redis_prefix: str) -> None:
     clock = Clock()
-    a = Leases(redis, "node-a", ttl=30, prefix=prefix, clock=clock)
-    b = Leases(redis, "node-b", ttl=30, prefix=prefix, clock=clock)
+    a = Leases(redis, "node-a", ttl=30, prefix=redis_prefix, clock=clock)
+    b = Leases(redis, "node-b", ttl=30, prefix=redis_prefix, clock=clock)
     assert await a.acquire("m1")
     assert not await b.acquire("m1")
     assert await a.acquire("m1")  # again: it is ours already
@@ -60,11 +51,11 @@ async def test_one_holder_at_a_time_and_renewal_keeps_it(redis: object, prefix: 
 
 
 async def test_an_expired_lease_goes_to_another_node_and_the_first_learns_it(
-    redis: object, prefix: str
+    redis: object, redis_prefix: str
 ) -> None:
     clock = Clock()
-    a = Leases(redis, "node-a", ttl=0.2, margin=0.05, prefix=prefix, clock=clock)
-    b = Leases(redis, "node-b", ttl=30, prefix=prefix, clock=clock)
+    a = Leases(redis, "node-a", ttl=0.2, margin=0.05, prefix=redis_prefix, clock=clock)
+    b = Leases(redis, "node-b", ttl=30, prefix=redis_prefix, clock=clock)
     assert await a.acquire("m1")
     # a is paused past its lease and Redis let the key expire (as if: deleted) ...
     await redis.delete(a.key("m1"))  # type: ignore[attr-defined]
@@ -76,10 +67,10 @@ async def test_an_expired_lease_goes_to_another_node_and_the_first_learns_it(
 
 
 async def test_the_local_deadline_stops_a_node_that_cannot_renew(
-    redis: object, prefix: str
+    redis: object, redis_prefix: str
 ) -> None:
     clock = Clock()
-    a = Leases(redis, "node-a", ttl=3.0, margin=0.5, prefix=prefix, clock=clock)
+    a = Leases(redis, "node-a", ttl=3.0, margin=0.5, prefix=redis_prefix, clock=clock)
     assert await a.acquire("m1")
     clock.t += 2.4
     assert a.valid("m1")
@@ -89,13 +80,15 @@ async def test_the_local_deadline_stops_a_node_that_cannot_renew(
     assert a.valid("m1")
 
 
-async def test_renewal_raises_when_redis_is_away_and_leaves_the_deadlines(prefix: str) -> None:
+async def test_renewal_raises_when_redis_is_away_and_leaves_the_deadlines(
+    redis_prefix: str,
+) -> None:
     import redis.asyncio as aioredis
     from redis.exceptions import ConnectionError as RedisConnectionError
 
     clock = Clock()
     away = aioredis.from_url("redis://127.0.0.1:1/0", decode_responses=True)
-    a = Leases(away, "node-a", ttl=3.0, prefix=prefix, clock=clock)
+    a = Leases(away, "node-a", ttl=3.0, prefix=redis_prefix, clock=clock)
     a.deadline["m1"] = clock() + 2.5
     with pytest.raises(RedisConnectionError):
         await a.renew()

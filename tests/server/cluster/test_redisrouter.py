@@ -8,8 +8,7 @@ its queue and waits until everything published before has reached it: no sleeps.
 from __future__ import annotations
 
 import asyncio
-import secrets
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from domino.server.cluster.redisrouter import RedisRouter
 from domino.server.desks.doors import InProcessRouter
 from domino.server.transport.conn import Conn
 
-from ..redis_keys import NO_REDIS, REDIS_ADMIN, forget, redis_url
+from ..redis_keys import NO_REDIS, REDIS_ADMIN, redis_url
 
 
 class FakeConn(Conn):
@@ -33,15 +32,7 @@ class FakeConn(Conn):
 
 
 @pytest.fixture
-def prefix() -> Iterator[str]:
-    name = f"test-{secrets.token_hex(4)}:"
-    yield name
-    if REDIS_ADMIN:
-        forget(redis_url(), name)
-
-
-@pytest.fixture
-async def nodes(prefix: str) -> AsyncIterator[Callable[..., Any]]:
+async def nodes(redis_prefix: str) -> AsyncIterator[Callable[..., Any]]:
     """``await make("a")`` starts a router named ``a``; all are stopped at the end."""
     if not REDIS_ADMIN:
         pytest.skip(NO_REDIS)
@@ -51,9 +42,9 @@ async def nodes(prefix: str) -> AsyncIterator[Callable[..., Any]]:
 
     async def make(node: str, **kw: Any) -> RedisRouter:
         client = aioredis.from_url(
-            redis_url(), decode_responses=True, client_name=f"{prefix}{node}"
+            redis_url(), decode_responses=True, client_name=f"{redis_prefix}{node}"
         )
-        r = RedisRouter(client, node, prefix=prefix, **kw)
+        r = RedisRouter(client, node, prefix=redis_prefix, **kw)
         await r.start()
         made.append((r, client))
         await r.settle()
@@ -107,14 +98,14 @@ async def test_spectators_on_another_node_get_the_spectator_frames(
 
 
 async def test_no_seat_frame_travels_on_another_audiences_channel(
-    nodes: Callable[..., Any], prefix: str
+    nodes: Callable[..., Any], redis_prefix: str
 ) -> None:
     import redis.asyncio as aioredis
 
     a, b = await nodes("a"), await nodes("b")
     spy = aioredis.from_url(redis_url(), decode_responses=True)
     pubsub = spy.pubsub()
-    await pubsub.psubscribe(prefix + "*")
+    await pubsub.psubscribe(redis_prefix + "*")
     while (await pubsub.get_message(timeout=1.0)) is None:  # the psubscribe confirmation
         pass
     for pid in ("p0", "p1"):
@@ -138,12 +129,12 @@ async def test_no_seat_frame_travels_on_another_audiences_channel(
             continue
         ch: str = msg["channel"]
         body = msg["data"].partition("\n")[2]
-        if ch == prefix + "node:b" and '"end"' in body:
+        if ch == redis_prefix + "node:b" and '"end"' in body:
             break
         if '"type":"state"' not in body:
             continue  # presence, settle markers
         seen += 1
-        audience = ch.removeprefix(prefix)
+        audience = ch.removeprefix(redis_prefix)
         if '"for":"spectators"' in body:
             assert audience == "spectators:m1"
             assert '"seat":null' in body
@@ -156,7 +147,7 @@ async def test_no_seat_frame_travels_on_another_audiences_channel(
 
 
 async def test_a_node_unsubscribes_when_the_last_socket_goes(
-    nodes: Callable[..., Any], prefix: str
+    nodes: Callable[..., Any], redis_prefix: str
 ) -> None:
     a, b = await nodes("a"), await nodes("b")
     s1, s2 = FakeConn("p1"), FakeConn("p1")
@@ -165,16 +156,16 @@ async def test_a_node_unsubscribes_when_the_last_socket_goes(
     b.watch("m1", s1)
     s1.watching.add("m1")
     await settle(a, b)
-    channels = await a.redis.pubsub_channels(prefix + "*")
-    assert {prefix + "player:p1", prefix + "spectators:m1"} <= set(channels)
+    channels = await a.redis.pubsub_channels(redis_prefix + "*")
+    assert {redis_prefix + "player:p1", redis_prefix + "spectators:m1"} <= set(channels)
     assert not b.remove_socket(s1)  # p1 still has s2 on b; s1 watched m1 alone
     await settle(a, b)
-    channels = set(await a.redis.pubsub_channels(prefix + "*"))
-    assert prefix + "player:p1" in channels and prefix + "spectators:m1" not in channels
+    channels = set(await a.redis.pubsub_channels(redis_prefix + "*"))
+    assert redis_prefix + "player:p1" in channels and redis_prefix + "spectators:m1" not in channels
     assert b.remove_socket(s2)
     await settle(a, b)
-    channels = set(await a.redis.pubsub_channels(prefix + "*"))
-    assert prefix + "player:p1" not in channels
+    channels = set(await a.redis.pubsub_channels(redis_prefix + "*"))
+    assert redis_prefix + "player:p1" not in channels
     a.to_player("p1", {"late": 1})
     await settle(a, b)
     assert s2.got == [] and s1.got == []
@@ -183,10 +174,12 @@ async def test_a_node_unsubscribes_when_the_last_socket_goes(
     b.add_socket(s3)
     b.watch("m2", s3)
     await settle(b)
-    assert prefix + "spectators:m2" in set(await a.redis.pubsub_channels(prefix + "*"))
+    assert redis_prefix + "spectators:m2" in set(await a.redis.pubsub_channels(redis_prefix + "*"))
     assert b.forget_match("m2") == {s3}
     await settle(b)
-    assert prefix + "spectators:m2" not in set(await a.redis.pubsub_channels(prefix + "*"))
+    assert redis_prefix + "spectators:m2" not in set(
+        await a.redis.pubsub_channels(redis_prefix + "*")
+    )
 
 
 async def test_presence_across_nodes_and_a_node_that_dies_without_cleaning_up(
@@ -275,13 +268,13 @@ async def test_node_messages_arrive_in_order_and_replies_reach_one_socket(
     assert len(one.got) == 1 and other.got == ['{"x":1}']
 
 
-async def test_redis_unreachable_never_blocks_and_the_queue_is_bounded(prefix: str) -> None:
+async def test_redis_unreachable_never_blocks_and_the_queue_is_bounded(redis_prefix: str) -> None:
     if not REDIS_ADMIN:
         pytest.skip(NO_REDIS)
     import redis.asyncio as aioredis
 
     away = aioredis.from_url("redis://127.0.0.1:1/0", decode_responses=True)
-    r = RedisRouter(away, "a", prefix=prefix, queue_limit=100, backoff=(0.01, 0.05))
+    r = RedisRouter(away, "a", prefix=redis_prefix, queue_limit=100, backoff=(0.01, 0.05))
     await r.start()
     s = FakeConn("p1")
     r.add_socket(s)
@@ -297,7 +290,7 @@ async def test_redis_unreachable_never_blocks_and_the_queue_is_bounded(prefix: s
 
 
 async def test_the_subscriber_reconnects_and_resubscribes_after_redis_goes(
-    nodes: Callable[..., Any], prefix: str
+    nodes: Callable[..., Any], redis_prefix: str
 ) -> None:
     a, b = await nodes("a"), await nodes("b")
     s, w = FakeConn("p1"), FakeConn("w")
@@ -309,7 +302,7 @@ async def test_the_subscriber_reconnects_and_resubscribes_after_redis_goes(
     admin = a.redis
     killed = 0
     for client in await admin.client_list():
-        if client.get("name", "").startswith(prefix):
+        if client.get("name", "").startswith(redis_prefix):
             await admin.client_kill_filter(_id=client["id"])
             killed += 1
     assert killed >= 4  # the subscribers and the command connections
@@ -389,7 +382,7 @@ async def test_a_node_that_stops_cleanly_leaves_the_presence_at_once(
     assert not await a.redis.exists(f"{a.prefix}alive:b")
 
 
-async def test_frames_of_a_match_this_node_gave_up_are_never_published(prefix: str) -> None:
+async def test_frames_of_a_match_this_node_gave_up_are_never_published(redis_prefix: str) -> None:
     """Frames queued while Redis is away, of a match the node then stops acting for (its
     lease lost), would reach the sockets after the new owner's newer ones: they go."""
     if not REDIS_ADMIN:
@@ -397,7 +390,7 @@ async def test_frames_of_a_match_this_node_gave_up_are_never_published(prefix: s
     import redis.asyncio as aioredis
 
     away = aioredis.from_url("redis://127.0.0.1:1/0", decode_responses=True)
-    r = RedisRouter(away, "a", prefix=prefix, backoff=(0.01, 0.05))
+    r = RedisRouter(away, "a", prefix=redis_prefix, backoff=(0.01, 0.05))
     await r.start()
     r._where["p1"] = {"b"}  # p1 has a socket on node b: its frames go through Redis
 

@@ -8,7 +8,6 @@ writes between the first node's Redis commands.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,18 +15,17 @@ from typing import Any
 import pytest
 
 from ..harness import Harness, lobby_with_bots, start
-from ..redis_keys import NO_REDIS, REDIS_ADMIN, forget, redis_url
+from ..redis_keys import NO_REDIS, REDIS_ADMIN, redis_url
 
 
 @pytest.fixture
-def node(tmp_path: Path) -> Iterator[Harness]:
+def node(tmp_path: Path, redis_prefix: str) -> Iterator[Harness]:
     if not REDIS_ADMIN:
         pytest.skip(NO_REDIS)
-    prefix = f"seats{secrets.token_hex(3)}:"
     h = Harness(
         tmp_path,
         redis_url=redis_url(),
-        redis_prefix=prefix,
+        redis_prefix=redis_prefix,
         node="a",
         lease_ttl=30.0,
         sweep_every=3600.0,
@@ -36,7 +34,6 @@ def node(tmp_path: Path) -> Iterator[Harness]:
         yield h
     finally:
         h.close()
-        forget(redis_url(), prefix)
 
 
 def seats_key(h: Harness) -> str:

@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -26,13 +26,14 @@ from domino.analysis import review
 from domino.analysis.review import plan
 from domino.cli import main
 from domino.rules.record import replay
-from domino.server import Settings, create_app
 from domino.server.desks import analysis as desk_module
 from domino.server.desks.analysis import Job, Pacer, analyse_match, judged_moves
-from domino.server.run import free_port, serving_in_thread
 from domino.server.storage.db import Database
 
 from ..harness import Client, Harness, harness, latest_state, lobby_with_bots, play_out, start
+
+if TYPE_CHECKING:
+    from live import LiveServers
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
 NO_PG = "PostgreSQL tests skipped: set DOMINO_TEST_POSTGRES (.ci/run does) to run them"
@@ -507,16 +508,16 @@ def test_profile_pages_over_http(tmp_path: Path) -> None:
 
 
 def test_the_downloaded_record_replays_with_domino_replay(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], live_server: LiveServers
 ) -> None:
     with harness(tmp_path / "data") as h:
         _, mid = finished_match(h)
-    settings = Settings(host="127.0.0.1", port=free_port(), data_dir=tmp_path / "data")
-    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
-        web = httpx.Client(base_url=url, timeout=TIMEOUT)
-        got = web.get(f"/api/matches/{mid}/record")
-        sheet = web.get(f"/api/matches/{mid}/replay").json()["sheet"]
-        web.close()
+    settings = live_server.settings(data_dir=tmp_path / "data")
+    url = live_server(settings)
+    web = httpx.Client(base_url=url, timeout=TIMEOUT)
+    got = web.get(f"/api/matches/{mid}/record")
+    sheet = web.get(f"/api/matches/{mid}/replay").json()["sheet"]
+    web.close()
     assert got.status_code == 200, got.text
     assert got.headers["content-disposition"] == f'attachment; filename="domino-{mid}.json"'
     assert got.headers["content-type"].startswith("application/json")

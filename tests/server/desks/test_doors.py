@@ -14,14 +14,12 @@ from typing import Any
 
 from domino.rules import Rules
 from domino.server import FakeClock
-from domino.server.desks.doors import InProcessRouter
+from domino.server.desks.doors import InProcessRouter, StaleFence
 from domino.server.desks.matches import MatchEnv, MatchHooks, MatchRunner
-from domino.server.storage.db import StaleFence
 from domino.server.transport.conn import Conn
 from domino.table import SeatSpec, Table
 
-from ..harness import Client, Harness, harness, latest_state, lobby_with_bots, start
-from ..test_hidden import _tiles
+from ..harness import Client, Harness, harness, latest_state, lobby_with_bots, start, tiles_in
 
 
 def _my_turn(h: Harness, anna: Client) -> dict[str, Any]:
@@ -184,11 +182,11 @@ async def test_the_runner_publishes_each_seat_to_its_player_only() -> None:
     spectators = by_audience[("spectators", "m1")]
     assert (anna["you"], ben["you"], spectators["you"]) == (0, 1, None)
     # Each seat's message shows its own tiles and the line's, nothing else.
-    hand_a, hand_b = _tiles(anna["view"]["hand"]), _tiles(ben["view"]["hand"])
-    line = _tiles(spectators["view"]["line"])
+    hand_a, hand_b = tiles_in(anna["view"]["hand"]), tiles_in(ben["view"]["hand"])
+    line = tiles_in(spectators["view"]["line"])
     assert hand_a and hand_b and not hand_a & hand_b
-    assert _tiles(anna) == hand_a | line and _tiles(ben) == hand_b | line
-    assert _tiles(spectators) == line and spectators["view"]["hand"] is None
+    assert tiles_in(anna) == hand_a | line and tiles_in(ben) == hand_b | line
+    assert tiles_in(spectators) == line and spectators["view"]["hand"] is None
     # A player who left hears nothing more; a stale fence stops the runner.
     router.sent.clear()
     runner.left.add(1)

@@ -9,30 +9,22 @@ None of them may name a round's tiles out of play; the record still replays the 
 
 from __future__ import annotations
 
-import json
 import random
-import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
 from domino.rules.record import replay
-from domino.server import Settings, create_app
-from domino.server.run import free_port, serving_in_thread
 from domino.server.service import public_record
 
-from ..harness import harness, latest_state, lobby_with_bots, play_out, start
+from ..harness import harness, latest_state, lobby_with_bots, play_out, start, tiles_in
+
+if TYPE_CHECKING:
+    from live import LiveServers
 
 TIMEOUT = 10.0  # a bound on a dead server, never a timing assertion
-TILE = re.compile(r"(?<![0-9])([0-6])\|([0-6])(?![0-9])")
-
-
-def tiles_in(obj: Any) -> set[str]:
-    """Every tile named anywhere in ``obj`` (JSON text or data), as ``"high|low"``."""
-    text = obj if isinstance(obj, str) else json.dumps(obj)
-    return {f"{max(a, b)}|{min(a, b)}" for a, b in TILE.findall(text)}
 
 
 def keys_in(obj: Any) -> set[str]:
@@ -49,7 +41,7 @@ def keys_in(obj: Any) -> set[str]:
     ids=["zugemauert-2", "lager-aus-3"],
 )
 def test_a_stranger_never_reads_the_tiles_out_of_play(
-    tmp_path: Path, seats: int, rules: dict[str, object]
+    tmp_path: Path, live_server: LiveServers, seats: int, rules: dict[str, object]
 ) -> None:
     with harness(tmp_path) as h:
         anna = h.person("Anna")
@@ -67,14 +59,14 @@ def test_a_stranger_never_reads_the_tiles_out_of_play(
     everyone = frozenset().union(*out_of_play)
 
     # A real server on the same database; the stranger reads it over HTTP.
-    settings = Settings(host="127.0.0.1", port=free_port(), data_dir=tmp_path)
-    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
-        web = httpx.Client(base_url=url, timeout=TIMEOUT)
-        summary = web.get(f"/api/matches/{mid}")
-        players = {s["player"] for s in summary.json()["players"]} - {None}
-        pages = [web.get(f"/api/profiles/{p}") for p in sorted(players)]
-        me = web.get("/api/me", headers={"authorization": f"Bearer {token}"})
-        web.close()
+    settings = live_server.settings(data_dir=tmp_path)
+    url = live_server(settings)
+    web = httpx.Client(base_url=url, timeout=TIMEOUT)
+    summary = web.get(f"/api/matches/{mid}")
+    players = {s["player"] for s in summary.json()["players"]} - {None}
+    pages = [web.get(f"/api/profiles/{p}") for p in sorted(players)]
+    me = web.get("/api/me", headers={"authorization": f"Bearer {token}"})
+    web.close()
 
     assert summary.status_code == 200, summary.text
     body = summary.json()

@@ -13,17 +13,14 @@ import json
 import os
 import socket
 import struct
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from domino.server import Settings, create_app
-from domino.server.run import free_port, serving_in_thread
 from domino.server.transport.rawws import (
     OP_BINARY,
     OP_CLOSE,
@@ -38,16 +35,16 @@ from domino.server.transport.rawws import (
 
 from ..harness import Closed, harness
 
+if TYPE_CHECKING:
+    from live import LiveServers
+
 TIMEOUT = 10.0  # a bound on a dead server, never a timing assertion
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    settings = Settings(
-        host="127.0.0.1", port=free_port(), data_dir=tmp_path_factory.mktemp("rawws")
-    )
-    with serving_in_thread(create_app(settings), settings, log_level="warning") as url:
-        yield url.removeprefix("http://")
+def base(tmp_path_factory: pytest.TempPathFactory, module_live_server: LiveServers) -> str:
+    settings = module_live_server.settings(data_dir=tmp_path_factory.mktemp("rawws"))
+    return module_live_server(settings).removeprefix("http://")
 
 
 def _token(base: str) -> str:

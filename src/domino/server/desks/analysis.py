@@ -43,7 +43,8 @@ from typing import Any
 from domino.analysis.review import MoveRef, assemble_text, human_moves, plan, review_round
 from domino.server.settings import Settings
 from domino.server.storage.db import Database
-from domino.table.model import BOT_MOVE, MOVE, ROUND, START, TIMEOUT
+from domino.table.entries import log_moves
+from domino.table.model import MOVE
 
 log = logging.getLogger("domino.server.desks.analysis")
 
@@ -179,21 +180,7 @@ def judged_moves(record: Mapping[str, Any], entries: list[dict[str, Any]]) -> fr
     server's (a bot seat, a stand-in, an expired clock). Falls back to the record's
     human seats if the log does not account for the record's moves.
     """
-    out: set[MoveRef] = set()
-    round_no, k = 0, 0
-    for e in entries:
-        kind = e.get("kind")
-        if kind == START:
-            round_no, k = 1, 0
-        elif kind == ROUND:
-            round_no, k = int(e["payload"]["round"]), 0
-        elif kind == MOVE:
-            k += 1
-            out.add((round_no, k))
-        elif kind == BOT_MOVE:
-            k += 1
-        elif kind == TIMEOUT:
-            k += len(e["payload"].get("moves", []))
+    out = {(m.round, m.number) for m in log_moves(entries) if m.kind == MOVE}
     rounds = record.get("rounds", [])
     made = sum(len(r.get("moves", [])) for r in rounds)
     logged = _count_moves(entries)
@@ -212,13 +199,7 @@ def server_moves(record: Mapping[str, Any], entries: list[dict[str, Any]]) -> fr
 
 
 def _count_moves(entries: list[dict[str, Any]]) -> int:
-    n = 0
-    for e in entries:
-        if e.get("kind") in (MOVE, BOT_MOVE):
-            n += 1
-        elif e.get("kind") == TIMEOUT:
-            n += len(e["payload"].get("moves", []))
-    return n
+    return sum(1 for _ in log_moves(entries))
 
 
 @dataclass

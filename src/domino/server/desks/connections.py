@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from domino.server import protocol as p
 from domino.server.desks.doors import InProcessRouter
 from domino.server.desks.people import profile_out
-from domino.server.storage.db import Database
+from domino.server.storage.profiles import ProfileStore
 from domino.server.transport.conn import Conn
 
 log = logging.getLogger("domino.server")
@@ -56,7 +56,7 @@ class Connections:
     """A socket's hello and its close, for the lobby and the match of its profile."""
 
     def __init__(
-        self, db: Database, router: InProcessRouter, lobbies: LobbyDesk, matches: MatchDesk
+        self, db: ProfileStore, router: InProcessRouter, lobbies: LobbyDesk, matches: MatchDesk
     ) -> None:
         self.db = db
         self.router = router

@@ -37,7 +37,8 @@ from domino.server.desks.lobby import (
 from domino.server.desks.matchdesk import MatchDesk
 from domino.server.desks.matches import MatchRunner
 from domino.server.settings import Settings
-from domino.server.storage.db import Database, InOtherLobby, LobbyConflict
+from domino.server.storage.db import Database
+from domino.server.storage.lobbies import InOtherLobby, LobbyConflict
 from domino.server.transport.conn import Conn
 
 log = logging.getLogger(__name__)

@@ -36,7 +36,8 @@ from domino.server.desks.lobby import PLAYING, Lobby, LobbyError
 from domino.server.desks.matches import MatchEnv, MatchHooks, MatchRunner, PersistError, seat_specs
 from domino.server.desks.people import new_id, profile_out
 from domino.server.settings import Settings
-from domino.server.storage.db import Database, StoredMatch
+from domino.server.storage.db import Database
+from domino.server.storage.matches import StoredMatch
 from domino.server.transport.conn import Conn
 from domino.table import RestoreError, SeatSpec, Table
 
@@ -771,9 +772,9 @@ class MatchDesk:
     ) -> None:
         """Start the match of ``lobby`` (checked by the caller, read at ``version``);
         ``announce`` sends the lobby's new state to its members before the match's first
-        messages. Raises :class:`~domino.server.storage.db.LobbyConflict` (nothing started) when
-        the lobby changed since ``version``. ``version=None`` stores a new lobby with its
-        members ``joined`` in the same transaction (*Schnelles Spiel*); then
+        messages. Raises :class:`~domino.server.storage.lobbies.LobbyConflict` (nothing
+        started) when the lobby changed since ``version``. ``version=None`` stores a new
+        lobby with its members ``joined`` in the same transaction (*Schnelles Spiel*); then
         ``LobbyConflict`` means its code was used or a member is in another lobby."""
         now = self.clock.now()
         mid = new_id("m")

@@ -18,7 +18,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from domino.server.protocol import ProfileOut
 from domino.server.settings import Settings
-from domino.server.storage.db import Database, NameTaken
+from domino.server.storage.profiles import NameTaken, ProfileStore
 from domino.table.xp import level_for, xp_for_level
 
 
@@ -86,7 +86,7 @@ def profile_out(row: dict[str, Any]) -> ProfileOut:
 class People:
     """Sign-ups, sign-ins and token checks on top of the database."""
 
-    def __init__(self, db: Database, settings: Settings) -> None:
+    def __init__(self, db: ProfileStore, settings: Settings) -> None:
         self.db = db
         self.settings = settings
         self.hasher = PasswordHasher()

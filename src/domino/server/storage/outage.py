@@ -17,7 +17,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from domino.server.clock import Clock
-from domino.server.storage.db import CONNECT_TIMEOUT
+from domino.server.storage.engine import CONNECT_TIMEOUT
 
 log = logging.getLogger("domino.server")
 

@@ -1,20 +1,14 @@
-"""domino.rules.sample: hypothetical rounds agree with the engine."""
+"""domino.rules.hypothesis and domino.bots.sample: hypothetical rounds agree with the engine."""
 
 import random
 
 import pytest
 
+from domino.bots.sample import playout
+from domino.bots.values import block_weights, greedy, greedy_block_es
 from domino.rules import MOVES, PASS_MOVE, MatchState, Mode, RoundState, Rules, Tile, view
+from domino.rules.hypothesis import Hypothesis, check, determinize
 from domino.rules.kernel import ends_state
-from domino.rules.sample import (
-    Hypothesis,
-    block_weights,
-    check,
-    determinize,
-    greedy,
-    greedy_block_es,
-    playout,
-)
 
 CONFIGS = [
     Rules.preset(Mode.KLASSISCH, 2),
