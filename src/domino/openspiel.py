@@ -41,7 +41,19 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from domino.rules import MAX_ROUNDS, MOVES, TILES, Move, Rules, SeatView
+from domino.rules import (
+    EVERYONE,
+    MAX_ROUNDS,
+    MOVES,
+    SPECTATORS,
+    TILES,
+    Audience,
+    Move,
+    Rules,
+    SeatView,
+    sees_hand,
+)
+from domino.rules.audience import seen_hands
 from domino.rules.kernel import (
     DRAW_I,
     LEFT,
@@ -198,6 +210,14 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
                 raise pyspiel.SpielError(f"illegal action {action} for seat {k.turn}")
         if k.reason:
             self._end_round(k)
+
+    def hand_masks(self) -> list[int]:
+        """Every seat's hand as a tile mask (during the deal: the tiles dealt so far)."""
+        k = self.k
+        if k is not None:
+            return list(k.hands)
+        h = self.hand_size
+        return [sum(1 << t for t in self.dealt[s * h : (s + 1) * h]) for s in range(self.n)]
 
     def _start_round(self) -> None:
         h, n = self.hand_size, self.n
@@ -468,11 +488,13 @@ class DominoObserver:
     """Observation and information state of a seat, as strings and tensors (the PyObserver
     interface of ``open_spiel.python.observation``).
 
-    ``iig_obs_type.private_info``: ``SINGLE_PLAYER`` shows the seat's own hand,
-    ``ALL_PLAYERS`` every hand, ``NONE`` none. ``public_info`` adds the line of play,
-    hand sizes, Lager size, turn and points. ``perfect_recall`` adds the history: the
-    string lists every event the seat saw, in order; the tensor sums it up (who played
-    each tile, which end numbers each seat drew or passed on, the tiles the seat drew).
+    ``iig_obs_type.private_info`` names the audience (:mod:`domino.rules.audience`
+    decides what it sees): ``SINGLE_PLAYER`` the seat (its own hand and draws),
+    ``ALL_PLAYERS`` everyone (every hand), ``NONE`` the spectators (no hand).
+    ``public_info`` adds the line of play, hand sizes, Lager size, turn and points.
+    ``perfect_recall`` adds the history: the string lists every event the seat saw, in
+    order; the tensor sums it up (who played each tile, which end numbers each seat drew
+    or passed on, the tiles the seat drew).
     """
 
     def __init__(self, rules: Rules, iig_obs_type: Any, params: Any) -> None:
@@ -511,23 +533,26 @@ class DominoObserver:
             self.dict[name] = self.tensor[at : at + s].reshape(shape)
             at += s
 
-    def _hands(self, state: DominoState) -> list[int]:
-        k = state.k
-        if k is not None:
-            return list(k.hands)
-        h = state.hand_size
-        return [sum(1 << t for t in state.dealt[s * h : (s + 1) * h]) for s in range(state.n)]
+    def _audience(self, player: int) -> Audience:
+        if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            return player
+        if self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            return EVERYONE
+        return SPECTATORS
 
     def set_from(self, state: DominoState, player: int) -> None:
         self.tensor.fill(0)
         d = self.dict
         d["player"][player] = 1
-        hands = self._hands(state)
-        if "hand" in d:
-            _bits(d["hand"], hands[player])
+        hands = state.hand_masks()
+        seen = seen_hands(hands, self._audience(player))
+        own = seen[player]
+        if "hand" in d and own is not None:
+            _bits(d["hand"], own)
         if "hands" in d:
-            for s, m in enumerate(hands):
-                _bits(d["hands"][s], m)
+            for s, m in enumerate(seen):
+                if m is not None:
+                    _bits(d["hands"][s], m)
         k = state.k
         if self.public:
             cur = state.current_player()
@@ -556,11 +581,13 @@ class DominoObserver:
 
     def string_from(self, state: DominoState, player: int) -> str:
         parts = [f"p{player}"]
-        hands = self._hands(state)
+        hands = state.hand_masks()
+        audience = self._audience(player)
+        seen = [m for m in seen_hands(hands, audience) if m is not None]
         if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
-            parts.append(f"hand[{_tiles(hands[player])}]")
+            parts.append(f"hand[{_tiles(seen[0])}]")
         elif self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
-            parts.append("hands[" + " / ".join(_tiles(m) for m in hands) + "]")
+            parts.append("hands[" + " / ".join(_tiles(m) for m in seen) + "]")
         k = state.k
         if self.public:
             parts.append(f"round{len(state.ends) + 1} scores{state.scores}")
@@ -575,8 +602,7 @@ class DominoObserver:
             for r, trace in enumerate(state.traces):
                 parts.append(f"|r{r + 1}:")
                 parts.extend(
-                    _event(who, action, arg, player, self.private, self.public)
-                    for who, action, arg in trace
+                    _event(who, action, arg, audience, self.public) for who, action, arg in trace
                 )
                 if r < len(state.ends) and self.public:
                     hs, pts = state.ends[r]
@@ -584,15 +610,14 @@ class DominoObserver:
         return " ".join(p for p in parts if p)
 
 
-def _event(who: int, action: int, arg: int, player: int, private: Any, public: bool) -> str:
-    mine = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
-    every = private == pyspiel.PrivateInfoType.ALL_PLAYERS
+def _event(who: int, action: int, arg: int, audience: Audience, public: bool) -> str:
+    # A dealt or drawn tile (``arg`` its seat) is seen with the hand it goes into.
     if who == _DEAL:
-        if (mine and arg == player) or every:
+        if sees_hand(audience, arg):
             return f"d{arg}:{TILES[action]}"
         return f"d{arg}" if public else ""
     if who == _DRAWN:
-        if (mine and arg == player) or every:
+        if sees_hand(audience, arg):
             return f"+{TILES[action]}"
         return "+" if public else ""
     if not public:

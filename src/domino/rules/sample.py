@@ -21,12 +21,12 @@ from collections import deque
 from dataclasses import dataclass
 from functools import cache
 
+from .audience import SeatView
 from .config import Rules
 from .kernel import DRAW_I, ES_COUNT, FIT, FIVES, PASS_I, PLACE, Kernel, ends_state
 from .moves import MOVES, Move
 from .round import RoundState
 from .tiles import ALL_MASK, TILES, WITH
-from .view import SeatView
 
 # The greedy policy's weights (pips units): shed heavy tiles, keep a follow-up,
 # shed doubles early, take Fünferpunkte. A light cousin of Fortgeschritten.

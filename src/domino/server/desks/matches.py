@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domino.i18n import t
+from domino.rules.audience import audience_of
 from domino.server.clock import Clock
 from domino.server.desks.doors import EntryStore, NullObserver, Observer, Router, StaleFence
 from domino.server.transport.conn import Conn
@@ -106,11 +107,8 @@ class MatchRunner:
 
     # -- who is where --------------------------------------------------------------------
     def seat_of(self, profile: str) -> int | None:
-        """The seat ``profile`` plays (not left), or ``None``."""
-        for i, p in enumerate(self.players):
-            if p == profile and i not in self.left:
-                return i
-        return None
+        """The seat ``profile`` plays (not left), or ``None``: its audience."""
+        return audience_of(profile, self.players, self.left)
 
     def names(self) -> list[str]:
         """Seat names in order."""
