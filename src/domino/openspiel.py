@@ -219,6 +219,21 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
         h = self.hand_size
         return [sum(1 << t for t in self.dealt[s * h : (s + 1) * h]) for s in range(self.n)]
 
+    def lager_size(self) -> int:
+        """How many tiles lie in the Lager (0 while dealing): all anyone learns of it."""
+        return 0 if self.k is None else len(self.k.lager)
+
+    def table_mask(self) -> int:
+        """The tiles on the line of play as a mask (public: every seat saw them laid)."""
+        k = self.k
+        assert k is not None
+        held = 0
+        for m in k.hands:
+            held |= m
+        lager = sum(1 << t for t in k.lager)
+        dealt_all = (1 << COUNT) - 1 if self.rules.draws else sum(1 << t for t in self.dealt)
+        return dealt_all & ~held & ~lager
+
     def _start_round(self) -> None:
         h, n = self.hand_size, self.n
         hands = [sum(1 << t for t in self.dealt[s * h : (s + 1) * h]) for s in range(n)]
@@ -565,8 +580,8 @@ class DominoObserver:
                 d["left"][LEFT[k.es]] = 1
                 d["right"][RIGHT[k.es]] = 1
                 d["doubles"][:] = (LEFT_DOUBLE[k.es], RIGHT_DOUBLE[k.es])
-                d["lager"][0] = len(k.lager)
-                _bits(d["table"], _table(state))
+                d["lager"][0] = state.lager_size()
+                _bits(d["table"], state.table_mask())
         if self.recall:
             for who, action, arg in state.traces[-1]:
                 if who >= 0 and action < DRAW_I and "played_by" in d:
@@ -594,7 +609,7 @@ class DominoObserver:
             if k is not None:
                 parts.append(
                     f"ends {_ends(k.es)} sizes{[m.bit_count() for m in hands]} "
-                    f"lager{len(k.lager)} fives{k.side_fives}"
+                    f"lager{state.lager_size()} fives{k.side_fives}"
                 )
             cur = state.current_player()
             parts.append(f"turn{cur}" if cur >= 0 else "chance" if cur == -1 else "over")
@@ -631,17 +646,6 @@ def _bits(row: Any, mask: int) -> None:
     for t in range(COUNT):
         if mask >> t & 1:
             row[t] = 1
-
-
-def _table(state: DominoState) -> int:
-    k = state.k
-    assert k is not None
-    out = 0
-    for m in k.hands:
-        out |= m
-    lager = sum(1 << t for t in k.lager)
-    dealt_all = (1 << COUNT) - 1 if state.rules.draws else sum(1 << t for t in state.dealt)
-    return dealt_all & ~out & ~lager
 
 
 def _points(state: DominoState) -> list[int]:
