@@ -71,7 +71,7 @@ def seen_tile(ev: Event, audience: Audience) -> Tile | None:
 
 def hand_text(tiles: Iterable[Tile]) -> list[str]:
     """A hand (or any row of tiles) written out: ``["6|2", "3|3"]``, the one way."""
-    return [str(t) for t in tiles]
+    return [t.text for t in tiles]
 
 
 def audience_of(
