@@ -560,7 +560,8 @@ class DominoObserver:
         d = self.dict
         d["player"][player] = 1
         hands = state.hand_masks()
-        seen = seen_hands(hands, self._audience(player))
+        audience = self._audience(player)
+        seen = seen_hands(hands, audience)
         own = seen[player]
         if "hand" in d and own is not None:
             _bits(d["hand"], own)
@@ -589,7 +590,7 @@ class DominoObserver:
                 elif who >= 0 and "stuck_on" in d:
                     d["stuck_on"][who][LEFT[arg]] = 1
                     d["stuck_on"][who][RIGHT[arg]] = 1
-                elif who == _DRAWN and arg == player and "drew" in d:
+                elif who == _DRAWN and "drew" in d and sees_hand(audience, arg):
                     d["drew"][action] = 1
                 elif who == _OPEN and "played_by" in d:
                     d["played_by"][arg][action] = 1

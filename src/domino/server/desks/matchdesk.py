@@ -976,7 +976,8 @@ class MatchDesk:
                 sm = await self.db.stored(msg.match, status="finished")
             if sm is None:
                 raise LobbyError("match_not_found")
-            seated = any(s.get("player_id") == conn.profile for s in sm.seats)
+            players = [s.get("player_id") for s in sm.seats]
+            seated = audience_of(conn.profile, players) is not None
             if not may_follow(
                 seated=seated, watching=msg.match in conn.watching, finished=finished
             ):
