@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from domino.rules.audience import public_record
 from domino.server import protocol as p
 from domino.server.cluster.lease import Leases
 from domino.server.cluster.redisrouter import RedisRouter
@@ -38,7 +39,7 @@ from domino.server.desks.lobbydesk import LobbyDesk
 from domino.server.desks.matchdesk import MatchDesk, record_of
 from domino.server.desks.matches import MatchRunner
 from domino.server.desks.people import People
-from domino.server.desks.queries import Queries, public_record
+from domino.server.desks.queries import Queries
 from domino.server.metrics import Metrics
 from domino.server.settings import Settings
 from domino.server.storage.db import Database
