@@ -13,8 +13,13 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 DEPS := $(VENV)/.installed-deps
+# bench/ (the package domino_bench: benchmarks, load tests and the test infrastructure they
+# share) is not part of the package; a .pth file puts it on the venv's path, as an editable
+# install would, so `python -m domino_bench.NAME` and `domino bench ...` find it.
 $(DEPS): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/python -c "import pathlib, sysconfig; \
+	  pathlib.Path(sysconfig.get_path('purelib'), 'domino_bench.pth').write_text('$(CURDIR)/bench\n')"
 	touch $(DEPS)
 
 # The rules kernel compiled with mypyc: setup.py, the one build definition of every wheel,
@@ -92,6 +97,9 @@ test: $(STAMP) chromium haproxy deploy-tools lint types unit
 screenshots: $(STAMP) chromium
 	DOMINO_SCREENSHOTS=docs/screenshots $(BIN)/pytest tests/web
 
+# The benchmarks and load tests live in bench/ (the package domino_bench, never in the wheel);
+# `domino bench ...` from this checkout finds them (`domino bench --help` lists them). This
+# door adds what they compare against (the bench extra) and runs the engine bench.
 bench: $(STAMP)
 	$(BIN)/pip install -q -e '.[dev,bench]'
 	$(BIN)/domino bench engine

@@ -18,12 +18,14 @@ are that name, so that several runs can share one PostgreSQL and one Redis; ``do
 ``DIR/var/lib/domino``, ``DIR/var/backups/domino``; ``DIR/site.json`` is what later
 subcommands read. Where no systemd runs (a container, the tests) the nodes are started
 with exactly the command line and environment ``deploy/systemd/domino@.service`` gives
-them (:func:`domino.loadtest.guide.unit_command`, the same files), and HAProxy as
+them (:func:`domino_bench.guide.unit_command`, the same files), and HAProxy as
 ``haproxy -db -f`` with ``/etc/default/haproxy``'s variables, as background processes
 whose ids are in ``DIR/run``. Every command a step stands for is printed with ``$``.
 
 It needs the ``domino`` package importable (run it with the virtual environment's
-python: ``/opt/domino/bin/python deploy/site.py ...``).
+python: ``/opt/domino/bin/python deploy/site.py ...``) and the checkout it lies in: what
+it shares with the cluster tests (:mod:`domino_bench.guide`, :mod:`domino_bench.cluster`)
+is in the checkout's ``bench/``, not in the installed package.
 """
 
 from __future__ import annotations
@@ -49,8 +51,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from domino.loadtest.cluster import haproxy_binary, render_config
-from domino.loadtest.guide import (
+# The checkout's bench/ (domino_bench), beside this deploy/ folder.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from domino.server.run import free_port, stop_bound
+from domino_bench.cluster import haproxy_binary, render_config
+from domino_bench.guide import (
     as_env,
     haproxy_environment,
     haproxy_status,
@@ -59,7 +65,6 @@ from domino.loadtest.guide import (
     unit_command,
     write_env_file,
 )
-from domino.server.run import free_port, stop_bound
 
 #: The repository's deploy/ folder (this file's).
 DEPLOY = Path(__file__).resolve().parent

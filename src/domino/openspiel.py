@@ -41,7 +41,19 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from domino.rules import MAX_ROUNDS, MOVES, TILES, Move, Rules, SeatView
+from domino.rules import (
+    EVERYONE,
+    MAX_ROUNDS,
+    MOVES,
+    SPECTATORS,
+    TILES,
+    Audience,
+    Move,
+    Rules,
+    SeatView,
+    sees_hand,
+)
+from domino.rules.audience import seen_hands
 from domino.rules.kernel import (
     DRAW_I,
     LEFT,
@@ -198,6 +210,29 @@ class DominoState(pyspiel.State):  # type: ignore[misc]
                 raise pyspiel.SpielError(f"illegal action {action} for seat {k.turn}")
         if k.reason:
             self._end_round(k)
+
+    def hand_masks(self) -> list[int]:
+        """Every seat's hand as a tile mask (during the deal: the tiles dealt so far)."""
+        k = self.k
+        if k is not None:
+            return list(k.hands)
+        h = self.hand_size
+        return [sum(1 << t for t in self.dealt[s * h : (s + 1) * h]) for s in range(self.n)]
+
+    def lager_size(self) -> int:
+        """How many tiles lie in the Lager (0 while dealing): all anyone learns of it."""
+        return 0 if self.k is None else len(self.k.lager)
+
+    def table_mask(self) -> int:
+        """The tiles on the line of play as a mask (public: every seat saw them laid)."""
+        k = self.k
+        assert k is not None
+        held = 0
+        for m in k.hands:
+            held |= m
+        lager = sum(1 << t for t in k.lager)
+        dealt_all = (1 << COUNT) - 1 if self.rules.draws else sum(1 << t for t in self.dealt)
+        return dealt_all & ~held & ~lager
 
     def _start_round(self) -> None:
         h, n = self.hand_size, self.n
@@ -468,11 +503,13 @@ class DominoObserver:
     """Observation and information state of a seat, as strings and tensors (the PyObserver
     interface of ``open_spiel.python.observation``).
 
-    ``iig_obs_type.private_info``: ``SINGLE_PLAYER`` shows the seat's own hand,
-    ``ALL_PLAYERS`` every hand, ``NONE`` none. ``public_info`` adds the line of play,
-    hand sizes, Lager size, turn and points. ``perfect_recall`` adds the history: the
-    string lists every event the seat saw, in order; the tensor sums it up (who played
-    each tile, which end numbers each seat drew or passed on, the tiles the seat drew).
+    ``iig_obs_type.private_info`` names the audience (:mod:`domino.rules.audience`
+    decides what it sees): ``SINGLE_PLAYER`` the seat (its own hand and draws),
+    ``ALL_PLAYERS`` everyone (every hand), ``NONE`` the spectators (no hand).
+    ``public_info`` adds the line of play, hand sizes, Lager size, turn and points.
+    ``perfect_recall`` adds the history: the string lists every event the seat saw, in
+    order; the tensor sums it up (who played each tile, which end numbers each seat drew
+    or passed on, the tiles the seat drew).
     """
 
     def __init__(self, rules: Rules, iig_obs_type: Any, params: Any) -> None:
@@ -511,23 +548,27 @@ class DominoObserver:
             self.dict[name] = self.tensor[at : at + s].reshape(shape)
             at += s
 
-    def _hands(self, state: DominoState) -> list[int]:
-        k = state.k
-        if k is not None:
-            return list(k.hands)
-        h = state.hand_size
-        return [sum(1 << t for t in state.dealt[s * h : (s + 1) * h]) for s in range(state.n)]
+    def _audience(self, player: int) -> Audience:
+        if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            return player
+        if self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            return EVERYONE
+        return SPECTATORS
 
     def set_from(self, state: DominoState, player: int) -> None:
         self.tensor.fill(0)
         d = self.dict
         d["player"][player] = 1
-        hands = self._hands(state)
-        if "hand" in d:
-            _bits(d["hand"], hands[player])
+        hands = state.hand_masks()
+        audience = self._audience(player)
+        seen = seen_hands(hands, audience)
+        own = seen[player]
+        if "hand" in d and own is not None:
+            _bits(d["hand"], own)
         if "hands" in d:
-            for s, m in enumerate(hands):
-                _bits(d["hands"][s], m)
+            for s, m in enumerate(seen):
+                if m is not None:
+                    _bits(d["hands"][s], m)
         k = state.k
         if self.public:
             cur = state.current_player()
@@ -540,8 +581,8 @@ class DominoObserver:
                 d["left"][LEFT[k.es]] = 1
                 d["right"][RIGHT[k.es]] = 1
                 d["doubles"][:] = (LEFT_DOUBLE[k.es], RIGHT_DOUBLE[k.es])
-                d["lager"][0] = len(k.lager)
-                _bits(d["table"], _table(state))
+                d["lager"][0] = state.lager_size()
+                _bits(d["table"], state.table_mask())
         if self.recall:
             for who, action, arg in state.traces[-1]:
                 if who >= 0 and action < DRAW_I and "played_by" in d:
@@ -549,25 +590,27 @@ class DominoObserver:
                 elif who >= 0 and "stuck_on" in d:
                     d["stuck_on"][who][LEFT[arg]] = 1
                     d["stuck_on"][who][RIGHT[arg]] = 1
-                elif who == _DRAWN and arg == player and "drew" in d:
+                elif who == _DRAWN and "drew" in d and sees_hand(audience, arg):
                     d["drew"][action] = 1
                 elif who == _OPEN and "played_by" in d:
                     d["played_by"][arg][action] = 1
 
     def string_from(self, state: DominoState, player: int) -> str:
         parts = [f"p{player}"]
-        hands = self._hands(state)
+        hands = state.hand_masks()
+        audience = self._audience(player)
+        seen = [m for m in seen_hands(hands, audience) if m is not None]
         if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
-            parts.append(f"hand[{_tiles(hands[player])}]")
+            parts.append(f"hand[{_tiles(seen[0])}]")
         elif self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
-            parts.append("hands[" + " / ".join(_tiles(m) for m in hands) + "]")
+            parts.append("hands[" + " / ".join(_tiles(m) for m in seen) + "]")
         k = state.k
         if self.public:
             parts.append(f"round{len(state.ends) + 1} scores{state.scores}")
             if k is not None:
                 parts.append(
                     f"ends {_ends(k.es)} sizes{[m.bit_count() for m in hands]} "
-                    f"lager{len(k.lager)} fives{k.side_fives}"
+                    f"lager{state.lager_size()} fives{k.side_fives}"
                 )
             cur = state.current_player()
             parts.append(f"turn{cur}" if cur >= 0 else "chance" if cur == -1 else "over")
@@ -575,8 +618,7 @@ class DominoObserver:
             for r, trace in enumerate(state.traces):
                 parts.append(f"|r{r + 1}:")
                 parts.extend(
-                    _event(who, action, arg, player, self.private, self.public)
-                    for who, action, arg in trace
+                    _event(who, action, arg, audience, self.public) for who, action, arg in trace
                 )
                 if r < len(state.ends) and self.public:
                     hs, pts = state.ends[r]
@@ -584,15 +626,14 @@ class DominoObserver:
         return " ".join(p for p in parts if p)
 
 
-def _event(who: int, action: int, arg: int, player: int, private: Any, public: bool) -> str:
-    mine = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
-    every = private == pyspiel.PrivateInfoType.ALL_PLAYERS
+def _event(who: int, action: int, arg: int, audience: Audience, public: bool) -> str:
+    # A dealt or drawn tile (``arg`` its seat) is seen with the hand it goes into.
     if who == _DEAL:
-        if (mine and arg == player) or every:
+        if sees_hand(audience, arg):
             return f"d{arg}:{TILES[action]}"
         return f"d{arg}" if public else ""
     if who == _DRAWN:
-        if (mine and arg == player) or every:
+        if sees_hand(audience, arg):
             return f"+{TILES[action]}"
         return "+" if public else ""
     if not public:
@@ -606,17 +647,6 @@ def _bits(row: Any, mask: int) -> None:
     for t in range(COUNT):
         if mask >> t & 1:
             row[t] = 1
-
-
-def _table(state: DominoState) -> int:
-    k = state.k
-    assert k is not None
-    out = 0
-    for m in k.hands:
-        out |= m
-    lager = sum(1 << t for t in k.lager)
-    dealt_all = (1 << COUNT) - 1 if state.rules.draws else sum(1 << t for t in state.dealt)
-    return dealt_all & ~out & ~lager
 
 
 def _points(state: DominoState) -> list[int]:

@@ -26,9 +26,9 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from domino.loadtest.site import Party, SiteClient, form
 from domino.server.storage.db import Database
 from domino.table import Timing
+from domino_bench.site import Party, SiteClient, form
 
 if TYPE_CHECKING:
     from live import LiveServers

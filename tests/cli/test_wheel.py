@@ -136,6 +136,38 @@ def test_the_wheel_carries_the_compiled_kernel_and_its_stamp(wheel: Path) -> Non
     assert stamp == native.stamp_text()  # the sources of this tree, as compiled
 
 
+def test_the_wheel_has_no_benchmarks(wheel: Path) -> None:
+    # The benchmarks, load tests and their infrastructure stay in the checkout's bench/;
+    # only the engine bench (domino/cli/bench.py, the door) ships.
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+    benches = [
+        n
+        for n in names
+        if n.startswith("domino_bench")
+        or "/loadtest/" in n
+        or ("bench" in n.rpartition("/")[2] and n != "domino/cli/bench.py")
+    ]
+    assert benches == [], benches
+    assert "domino/cli/bench.py" in names
+
+
+def test_the_installed_wheel_names_where_the_benchmarks_are(venv: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [str(venv / "bin" / "domino"), "bench", "server", "--steps", "200"],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = done.stderr.strip()
+    assert said.startswith("domino: `domino bench server` gehört nicht zum installierten Paket")
+    assert "bench/" in said, said
+
+
 def test_the_installed_wheel_serves_and_benches_compiled(venv: Path, tmp_path: Path) -> None:
     bench = run(
         [

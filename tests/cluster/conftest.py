@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from domino.loadtest.cluster import Cluster, haproxy_binary
-from domino.loadtest.infra import shared_test_redis
+from domino_bench.cluster import Cluster, haproxy_binary
+from domino_bench.infra import shared_test_redis
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
 REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")

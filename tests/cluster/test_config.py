@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from domino.loadtest.cluster import (
+from domino_bench.cluster import (
     HAPROXY_CFG,
     Cluster,
     ClusterError,

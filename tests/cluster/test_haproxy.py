@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
-from domino.loadtest.cluster import Cluster
+from domino_bench.cluster import Cluster
 
 #: Requests through HAProxy that must reach every node (leastconn rotates among equals).
 SPREAD = 30
@@ -164,7 +164,7 @@ def test_a_node_that_cannot_reach_the_database_leaves_the_rotation_until_it_can(
 ) -> None:
     from sqlalchemy.engine import make_url
 
-    from domino.loadtest.relay import Relay
+    from domino_bench.relay import Relay
 
     from .conftest import PG_URL, new_cluster
 

@@ -2,7 +2,7 @@
 
 Players of one table and their spectators sit on different nodes (a node's own
 port, or the site's address through HAProxy); every frame every socket received
-is checked against the stored log (``domino.loadtest.site.audit``: a seat's
+is checked against the stored log (``domino_bench.site.audit``: a seat's
 socket sees its own hand only, a spectator none; versions never go back, also
 across reconnects), and every move a client saw acknowledged is in the stored
 log (``check_moves``). Then the same under trouble: the owner of matches killed
@@ -38,9 +38,11 @@ import pytest
 import redis.asyncio as aioredis
 
 from domino.i18n import t
-from domino.loadtest.cluster import Cluster
-from domino.loadtest.infra import TEST_DB, url_as
-from domino.loadtest.site import (
+from domino.server.run import free_port
+from domino.server.settings import Settings
+from domino_bench.cluster import Cluster
+from domino_bench.infra import TEST_DB, url_as
+from domino_bench.site import (
     Party,
     SiteClient,
     SiteError,
@@ -52,8 +54,6 @@ from domino.loadtest.site import (
     node_events,
     until_any,
 )
-from domino.server.run import free_port
-from domino.server.settings import Settings
 
 from .conftest import PG_URL, new_cluster
 from .pace import FAST, LONG

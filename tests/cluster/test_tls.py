@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from domino.loadtest.cluster import Cluster
-from domino.loadtest.site import Party, SiteClient, form, until_any
+from domino_bench.cluster import Cluster
+from domino_bench.site import Party, SiteClient, form, until_any
 
 from .conftest import new_cluster
 from .pace import FAST, LONG

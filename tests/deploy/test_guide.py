@@ -26,9 +26,9 @@ from typing import Any
 import httpx
 import pytest
 
-from domino.loadtest.cluster import haproxy_binary
-from domino.loadtest.infra import TEST_DB
-from domino.loadtest.site import Party, SiteClient, form, until_any
+from domino_bench.cluster import haproxy_binary
+from domino_bench.infra import TEST_DB
+from domino_bench.site import Party, SiteClient, form, until_any
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "deploy" / "site.py"
@@ -75,7 +75,7 @@ def test_the_env_files_are_what_the_unit_reads(tmp_path: Path) -> None:
     """What step 5 writes, read back through the unit as step 7 starts a node."""
     from domino.cli import build_parser
     from domino.cli.serve import environment_table
-    from domino.loadtest.guide import as_env, node_settings, unit_command, write_env_file
+    from domino_bench.guide import as_env, node_settings, unit_command, write_env_file
 
     site = load_script()
     shared = {"DOMINO_DB": "postgresql+asyncpg://u:p@h/d", "DOMINO_HOST": "0.0.0.0"}

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 from oracle_round import RoundState, round_to_fives
 
+from domino.rules.audience import SeatView
 from domino.rules.config import Rules
 from domino.rules.moves import DRAW_MOVE, MOVES, PASS_MOVE, Move
 from domino.rules.tiles import ALL_MASK, TILES, WITH, pips_of
-from domino.rules.view import SeatView
 
 #: Index of a draw / a pass among the integer moves (``Move.index``).
 DRAW_I = DRAW_MOVE.index

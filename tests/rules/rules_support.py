@@ -24,8 +24,8 @@ from domino.rules import (
     Tile,
     view,
 )
+from domino.rules.audience import PublicEvent, SeatView
 from domino.rules.tiles import ALL_MASK
-from domino.rules.view import PublicEvent, SeatView
 
 T = Tile.parse
 

@@ -25,7 +25,7 @@ from rules_support import (
 )
 
 from domino.rules import TILES, MatchState, RoundState, Rules, shuffled_deal, tiles_of, view
-from domino.rules.view import PublicEvent, SeatView
+from domino.rules.audience import PublicEvent, SeatView
 
 EXAMPLE = ("6|6 0|0 4|0 4|1 4|4 5|0 5|4", "6|2 2|2 5|3 1|0 1|1 3|0 5|1")
 

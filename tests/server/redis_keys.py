@@ -3,7 +3,7 @@
 They connect as a node of a real site would: ``DOMINO_TEST_REDIS`` names the server
 (and credentials that may create users); :func:`redis_url` is that server on database
 13 as an ACL user with a password made for this test process
-(``domino.loadtest.infra.shared_test_redis``), so a connection that drops the URL's
+(``domino_bench.infra.shared_test_redis``), so a connection that drops the URL's
 database or credentials fails the tests.
 """
 
@@ -18,7 +18,7 @@ NO_REDIS = "no Redis: set DOMINO_TEST_REDIS=redis://127.0.0.1:6379/0 (.ci/run do
 
 def redis_url() -> str:
     """The URL the tests connect with: database 13, this process's ACL user."""
-    from domino.loadtest.infra import shared_test_redis
+    from domino_bench.infra import shared_test_redis
 
     assert REDIS_ADMIN, NO_REDIS
     return shared_test_redis(REDIS_ADMIN)

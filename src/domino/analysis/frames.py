@@ -1,11 +1,12 @@
 """The replay viewer's data: a finished match, step by step, every hand face up.
 
 After a match every hand is public (RULES.md §7 shows them at each round's end);
-the tiles still in the Lager and the *Lager Aus* leftovers never are (§4): a frame
-gives the Lager's size only, a draw names its tile (it went into a hand that is
-now public). Each frame is the spectators' view of that moment
-(:meth:`~domino.rules.SeatView.to_dict`, what the live table renders) plus
-``hands``, so the viewer feeds its one board component the same shape.
+the tiles still in the Lager and the *Lager Aus* leftovers never are (§4). What a
+frame shows is :mod:`domino.rules.audience`'s to decide for its audience
+:data:`~domino.rules.EVERYONE` (:func:`~domino.rules.audience.replay_frame`, and
+:func:`~domino.rules.seen_tile` for a draw's tile); each frame is the spectators'
+view of that moment (what the live table renders) plus ``hands``, so the viewer
+feeds its one board component the same shape.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, Final
 
-from domino.rules import DRAW, Deal, MatchState, Move, view
+from domino.rules import DRAW, EVERYONE, Deal, MatchState, Move, seen_tile, view
+from domino.rules.audience import replay_frame
 from domino.rules.record import outcome_of, rules_of
 
 FORMAT: Final = "domino-replay"
@@ -21,10 +23,7 @@ VERSION: Final = 1
 
 
 def _frame(match: MatchState, event: dict[str, Any] | None) -> dict[str, Any]:
-    d = view(match, None, with_history=False).to_dict()
-    del d["hand"], d["legal"], d["seat"]
-    rnd = match.round
-    d["hands"] = [[str(t) for t in rnd.hand(s)] for s in range(match.rules.seats)]
+    d = replay_frame(match)
     d["event"] = event
     return d
 
@@ -56,8 +55,9 @@ def replay_data(
             seat = match.round.turn
             ev = match.apply(move, seat)
             event: dict[str, Any] = {"seat": seat, "kind": ev.kind, "tile": None, "end": ev.end}
-            if ev.tile is not None:
-                event["tile"] = str(ev.tile)  # a drawn tile too: its hand is public now
+            tile = seen_tile(ev, EVERYONE)  # a drawn tile too: its hand is public now
+            if tile is not None:
+                event["tile"] = str(tile)
             if ev.fives:
                 event["fives"] = ev.fives
             event["move"] = str(move)

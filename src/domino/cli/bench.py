@@ -20,20 +20,36 @@ Every workload picks among legal options with the same primitive
 (:func:`domino.rules.playout.pick`, one ``rng.random()`` per real choice), so
 no side gains from a cheaper random source. Medians of the repeats are
 printed with the ratios.
+
+The other benchmarks (``server``, ``analysis``, ``cluster``, ``failover``, ``router``,
+``crash``, ``leaks``) are not part of the installed package: they live in the source
+checkout's ``bench/`` (the package ``domino_bench``), and ``domino bench`` is their
+door. Run from a checkout, it finds them there; from a wheel, each of them says in one
+German line where to get them (:func:`register`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 
 from domino.rules import Mode, RoundState, Rules, native, shuffled_deal
 from domino.rules.playout import pick, random_round
 
 Workload = Callable[[int, random.Random], None]
+
+#: The source checkout's benchmarks, beside ``src/`` (absent in an installed wheel).
+CHECKOUT_BENCH = Path(__file__).resolve().parents[3] / "bench"
+#: The subcommands :mod:`domino_bench.commands` adds (a wheel install names them too).
+ELSEWHERE = ("server", "analysis", "cluster", "failover", "router", "crash", "leaks")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,9 +61,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--seed", type=int, default=1)
     e.add_argument("--skip-modes", action="store_true", help="only the anchor workload")
     e.set_defaults(func=run_engine)
-    from domino.cli.bench_server import register as register_server
+    commands = bench_commands()
+    if commands is not None:
+        commands.register(what)
+        return
+    for name in ELSEWHERE:
+        # Any arguments are taken (no option is known here), so that the answer is the line
+        # below and not an argparse complaint about the flags of the real subcommand.
+        stub = what.add_parser(name, help="(source checkout only)", prefix_chars="\0")
+        stub.add_argument("rest", nargs="*")
+        stub.set_defaults(func=elsewhere)
 
-    register_server(what)
+
+def bench_commands() -> ModuleType | None:
+    """:mod:`domino_bench.commands`, importable or found in the source checkout."""
+    if importlib.util.find_spec("domino_bench") is None:
+        if not (CHECKOUT_BENCH / "domino_bench").is_dir():
+            return None
+        sys.path.insert(0, str(CHECKOUT_BENCH))
+    return importlib.import_module("domino_bench.commands")
+
+
+def elsewhere(args: argparse.Namespace) -> int:
+    """A benchmark this install does not have: where it is, in one line."""
+    from domino.i18n import t
+
+    print(t("bench_elsewhere", command=args.what), file=sys.stderr)
+    return 2
 
 
 def rules_line() -> str:

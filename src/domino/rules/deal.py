@@ -77,28 +77,13 @@ class Deal:
             "out": [str(t) for t in self.out],
         }
 
-    def public_dict(self) -> dict[str, Any]:
-        """:meth:`to_dict` without the tiles out of play: nobody ever sees those (§4).
-
-        :meth:`from_dict` reads it back to the same deal (the leftovers are the
-        tiles in no hand and not in the Lager).
-        """
-        return {
-            "hands": [[str(t) for t in h] for h in self.hands],
-            "lager": [str(t) for t in self.lager],
-        }
-
     @classmethod
     def from_dict(cls, data: Any) -> Deal:
-        """Read :meth:`to_dict` or :meth:`public_dict`.
+        """Read :meth:`to_dict`, or a record's deal
+        (:func:`domino.rules.audience.public_deal`).
 
         Without ``"out"`` the tiles out of play are those in no hand and not in
         the Lager (in set order).
-
-        >>> d = shuffled_deal(Rules(seats=2, lager=False), seed=3)
-        >>> back = Deal.from_dict(d.public_dict())
-        >>> back.hands == d.hands, back.out == tuple(sorted(d.out)), "out" in d.public_dict()
-        (True, True, False)
         """
         try:
             hands = tuple(tuple(Tile.parse(t) for t in h) for h in data["hands"])

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from .audience import SeatView
 from .kernel import Kernel, ends_state
 from .round import RoundState
 from .tiles import ALL_MASK, TILES, WITH, mask_of
-from .view import SeatView
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
+from .audience import RECORD_FORMAT, public_deal
 from .config import Mode, Rules
 from .deal import Deal
 from .errors import RecordError, RulesError
@@ -32,7 +33,7 @@ from .match import ABANDONED, MatchState, Standing
 from .moves import Move
 from .round import OPEN
 
-FORMAT: Final = "domino-record"
+FORMAT: Final = RECORD_FORMAT
 VERSION: Final = 1
 
 _TOP_KEYS: Final = frozenset({"format", "version", "rules", "seats", "rounds", "ended", "note"})
@@ -71,34 +72,13 @@ def record_of(match: MatchState, seats: Sequence[SeatLike] | None = None) -> dic
     rounds = []
     for d, r in zip(match.deals, match.rounds, strict=True):
         moves = [str(ev.move) for ev in r.log if ev.kind != OPEN]
-        # The tiles out of play (Lager Aus) are left out: nobody ever sees them (§4),
-        # and a replay needs none of them (from_dict infers them).
-        rounds.append({"deal": d.public_dict(), "moves": moves})
+        # The deal as anyone may see it (no tiles out of play, §4): a replay needs none
+        # of them (from_dict infers them).
+        rounds.append({"deal": public_deal(d), "moves": moves})
     rec["rounds"] = rounds
     if match.finished_reason == ABANDONED:
         rec["ended"] = ABANDONED
     return rec
-
-
-def public(record: Mapping[str, Any]) -> dict[str, Any]:
-    """``record`` as anyone may see it: every deal without its tiles out of play (§4).
-
-    For records written before :func:`record_of` left them out.
-
-    >>> rec = {"rounds": [{"deal": {"hands": [["6|6"]], "out": ["0|0"]}, "moves": []}]}
-    >>> public(rec)
-    {'rounds': [{'deal': {'hands': [['6|6']]}, 'moves': []}]}
-    """
-    out = dict(record)
-    rounds = out.get("rounds")
-    if isinstance(rounds, list):
-        out["rounds"] = [
-            {**r, "deal": {k: v for k, v in r["deal"].items() if k != "out"}}
-            if isinstance(r, Mapping) and isinstance(r.get("deal"), Mapping)
-            else r
-            for r in rounds
-        ]
-    return out
 
 
 def dumps(record: Mapping[str, Any]) -> str:

@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from domino.rules.audience import public_record
 from domino.server import protocol as p
 from domino.server.cluster.lease import Leases
 from domino.server.cluster.leased import LeasedOwnership
@@ -42,7 +43,7 @@ from domino.server.desks.lobbydesk import LobbyDesk
 from domino.server.desks.matchdesk import MatchDesk, record_of
 from domino.server.desks.matches import MatchRunner
 from domino.server.desks.people import People
-from domino.server.desks.queries import Queries, public_record
+from domino.server.desks.queries import Queries
 from domino.server.metrics import Metrics
 from domino.server.settings import Settings
 from domino.server.storage.db import Database
@@ -71,7 +72,7 @@ class Service:
         self.settings = settings
         self.clock = settings.clock
         self.node = node or settings.node or node_name()
-        self.db = Database(settings.database_url, settings.table_prefix)
+        self.db = (settings.database or Database)(settings.database_url, settings.table_prefix)
         self.people = People(self.db, settings)
         # A cluster's node (Settings.redis_url): Redis for the match leases and for the
         # messages between nodes; else the single process's own router.

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domino.server.clock import Clock, SystemClock
 from domino.server.gcpolicy import GcPolicy
+
+if TYPE_CHECKING:
+    from domino.server.storage.db import Database
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -30,6 +33,9 @@ class Settings:
     ``migrate``: whether starting brings the schema to the newest revision by itself
     (``None``: on SQLite only); otherwise a database that is not migrated is refused
     (:class:`.schema.NotMigrated`, naming :attr:`upgrade_command`).
+    ``database`` makes the store from ``(database_url, table_prefix)`` (``None``:
+    :class:`~domino.server.storage.db.Database`); the seam a benchmark measures a
+    different store through (the load bench's ``--skip-log-writes``).
     """
 
     host: str = DEFAULT_HOST
@@ -89,6 +95,7 @@ class Settings:
     # The garbage collector's policy for a serving process (server/gcpolicy.py); None
     # leaves the interpreter's defaults (tests run many servers in one process).
     gc_policy: GcPolicy | None = None
+    database: Callable[[str, str], Database] | None = None
 
     @property
     def database_url(self) -> str:

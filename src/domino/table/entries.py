@@ -7,7 +7,7 @@ three kinds: a human's own (:data:`~.model.MOVE`), the server's for a bot seat, 
 or a seat whose player left (:data:`~.model.BOT_MOVE`), and the automatic moves of a turn
 that ran out (:data:`~.model.TIMEOUT`, several). Round 1 begins with
 :data:`~.model.START`, every further round with :data:`~.model.ROUND`. The analysis desk
-reads the log through here; the table's replay may too.
+reads the log through here, and so does the table's replay.
 """
 
 from __future__ import annotations

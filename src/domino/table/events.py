@@ -1,7 +1,8 @@
 """Public announcements: the engine's round log as every audience may learn it.
 
-The engine's own log is private (a draw names its tile); :class:`PublicEvent`
-hides that. Here those public events become the ``events`` of a snapshot
+The engine's own log is private (a draw names its tile); what of it every
+audience learns is :class:`~domino.rules.PublicEvent`'s to decide
+(:mod:`domino.rules.audience`). Here those public events become the ``events`` of a snapshot
 (docs/match-state.md): a seat's consecutive draws merge into one event with a
 ``count``, a move the server made for a human seat carries ``"auto": true``,
 and a round's start and end are announced.

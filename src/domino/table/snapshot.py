@@ -1,28 +1,59 @@
 """The ``state`` message one audience receives (documented in docs/match-state.md).
 
-Built only from the engine's :func:`~domino.rules.view` for that audience plus
-public seat, clock and standings information: no seed, no Lager order, no
-other hand before the round's reveal, never the *Lager Aus* leftovers.
+What the audience sees of the round is :mod:`domino.rules.audience`'s to decide
+(its :func:`~domino.rules.audience.view`, :func:`~domino.rules.audience.private_fields`);
+this module adds the public seat, clock and standings information and keeps the
+message's shape.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from domino.rules import RoundState, private_part, view
+from domino.rules import MatchState, RoundState, Rules, view
+from domino.rules.audience import private_fields
 
 from .events import public_event
+from .model import SeatState
 
-if TYPE_CHECKING:
-    from .table import Table
+
+class TableFacts(Protocol):
+    """What a ``state`` message reads of a table (:class:`domino.table.Table` is one):
+    a door, so that this module need not import the table that imports it."""
+
+    #: The current round's public history as message dicts (:func:`_history` keeps it).
+    history_cache: tuple[RoundState, list[dict[str, Any]]] | None
+
+    @property
+    def match(self) -> MatchState | None: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def match_id(self) -> str: ...
+    @property
+    def seats(self) -> Sequence[SeatState]: ...
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def xp(self) -> Sequence[int | None] | None: ...
+    @property
+    def auto_moves(self) -> dict[int, set[int]]: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def finished_reason(self) -> str | None: ...
+    def remaining(self, now: float) -> float | None: ...
+    def until_next_round(self, now: float) -> float | None: ...
 
 
 def _ms(seconds: float | None) -> int | None:
     return None if seconds is None else round(seconds * 1000)
 
 
-def _history(table: Table, rnd: RoundState) -> list[dict[str, Any]]:
+def _history(table: TableFacts, rnd: RoundState) -> list[dict[str, Any]]:
     """The round's public history as dicts, each event converted once per round.
 
     The table keeps the list; a message gets a new list holding the same dicts
@@ -41,19 +72,16 @@ def _history(table: Table, rnd: RoundState) -> list[dict[str, Any]]:
 
 
 def build(
-    table: Table, audience: int | None, now: float, events: list[dict[str, Any]]
+    table: TableFacts, audience: int | None, now: float, events: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """The full ``state`` message for ``audience`` (a seat, or ``None`` for spectators)."""
     m = table.match
     assert m is not None
     rules = table.rules
-    v = view(m, audience, with_history=False)
-    vd = v.to_dict()
+    # A match ended early (everyone left) stops mid-round: nobody may move.
+    vd = view(m, audience, with_history=False, stopped=table.finished).to_dict()
     vd["history"] = _history(table, m.round)
     running = not table.finished and not m.round.over
-    if not running:
-        # A match ended early (everyone left) stops mid-round: nobody may move.
-        vd["legal"] = []
     seats = range(rules.seats)
     return {
         "type": "state",
@@ -89,12 +117,12 @@ def build(
 
 
 def build_all(
-    table: Table, audiences: Sequence[int | None], now: float, events: list[dict[str, Any]]
+    table: TableFacts, audiences: Sequence[int | None], now: float, events: list[dict[str, Any]]
 ) -> list[tuple[int | None, dict[str, Any]]]:
     """``[(a, build(table, a, now, events)) for a in audiences]``, built once.
 
     The audiences' messages differ only in ``you`` and in the view's ``seat``,
-    ``hand`` and ``legal`` (:func:`domino.rules.private_part`); everything else is
+    ``hand`` and ``legal`` (:func:`domino.rules.audience.private_fields`); everything else is
     built once for the spectators and shared, by reference, by every seat's
     message. Messages are read-only after this (the server copies before adding
     to one). Measured under load, building every audience's message from scratch
@@ -104,18 +132,11 @@ def build_all(
     m = table.match
     assert m is not None
     rnd = m.round
-    running = not table.finished and not rnd.over
     out: list[tuple[int | None, dict[str, Any]]] = []
     for a in audiences:
         if a is None:
             out.append((None, public))
             continue
-        hand, legal = private_part(rnd, a)
-        vd = {
-            **public["view"],
-            "seat": a,
-            "hand": [t.text for t in hand],
-            "legal": [str(mv) for mv in legal] if running else [],
-        }
+        vd = {**public["view"], **private_fields(rnd, a, stopped=table.finished)}
         out.append((a, {**public, "you": a, "view": vd}))
     return out

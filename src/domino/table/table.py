@@ -44,6 +44,7 @@ from domino.rules import MatchState, Move, RoundState, Rules, RulesError, view
 
 from . import snapshot as snap
 from .commands import BackCommand, Command, LeaveCommand
+from .entries import entry_moves
 from .events import Seen, announce
 from .model import (
     BACK,
@@ -482,7 +483,10 @@ class Table:
             raise RestoreError("The log does not begin with the start entry.")
         elif kind in (MOVE, BOT_MOVE):
             start = len(self._m.round.log)
-            self._m.apply(move if move is not None else Move.parse(payload["move"]), seat)
+            if move is None:
+                (text,) = entry_moves(e)
+                move = Move.parse(text)
+            self._m.apply(move, seat)
             if kind == MOVE:
                 self.seats[seat].expired = 0
             elif self.seats[seat].spec.kind == HUMAN:
@@ -490,7 +494,9 @@ class Table:
         elif kind == TIMEOUT:
             self._events.append({"kind": "timeout", "seat": seat})
             start = len(self._m.round.log)
-            for text in payload["moves"]:
+            if "moves" not in payload:
+                raise RestoreError("A timeout entry needs its moves.")
+            for text in entry_moves(e):
                 self._m.apply(Move.parse(text), seat)
             self._mark_auto(start)
             self._collect_events()  # the automatic moves before the stand-in news

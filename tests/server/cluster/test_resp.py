@@ -11,8 +11,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from domino.loadtest.infra import url_as
 from domino.server.cluster import resp
+from domino_bench.infra import url_as
 
 from ..redis_keys import NO_REDIS, REDIS_ADMIN
 

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from domino.i18n import t
-from domino.loadtest.relay import Relay
 from domino.server.storage.db import Database
 from domino.server.storage.outage import PROBE_TTL
+from domino_bench.relay import Relay
 
 from ..harness import Client, Closed, Harness, latest_state, lobby_with_bots, start
 

@@ -17,12 +17,12 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from domino.server import Settings
-from domino.server.benchdb import bench
 from domino.server.desks.doors import StaleFence
 from domino.server.desks.queries import Queries, QueryError
 from domino.server.storage.db import Database
 from domino.server.storage.lobbies import InOtherLobby, LobbyConflict
 from domino.server.storage.profiles import NameTaken
+from domino_bench.benchdb import bench
 
 from ..harness import harness, latest_state, lobby_with_bots, play_out, start
 

@@ -434,7 +434,7 @@ def record_of(table: Table) -> dict[str, Any]:
 
     Should the engine refuse to write one, the table's own log with its rules,
     seats and seed is stored instead: it replays the match just as well, and is
-    never shown (``queries.public_record``).
+    never shown (``domino.rules.audience.public_record``).
     """
     try:
         if table.match is not None:

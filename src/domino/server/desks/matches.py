@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from domino.rules.audience import audience_of
 from domino.server.clock import Clock
 from domino.server.desks.doors import EntryStore, NullObserver, Observer, Router, StaleFence
 from domino.server.protocol.server import error as error_frame
@@ -106,11 +107,8 @@ class MatchRunner:
 
     # -- who is where --------------------------------------------------------------------
     def seat_of(self, profile: str) -> int | None:
-        """The seat ``profile`` plays (not left), or ``None``."""
-        for i, pid in enumerate(self.players):
-            if pid == profile and i not in self.left:
-                return i
-        return None
+        """The seat ``profile`` plays (not left), or ``None``: its audience."""
+        return audience_of(profile, self.players, self.left)
 
     def names(self) -> list[str]:
         """Seat names in order."""

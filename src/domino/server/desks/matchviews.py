@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from domino.rules import Rules
+from domino.rules.audience import audience_of, may_follow
 from domino.server import protocol as p
 from domino.server.clock import Clock
 from domino.server.cluster.ownership import Ownership
@@ -200,7 +201,8 @@ class MatchViews:
         runner = self.runners.get(msg.match)
         if runner is not None and not runner.moved and not runner.broken:
             seated = runner.seat_of(conn.profile) is not None
-            if not seated and conn not in self.router.watchers(runner.id):
+            watching = conn in self.router.watchers(runner.id)
+            if not may_follow(seated=seated, watching=watching, finished=False):
                 raise LobbyError("not_watching")
             table: Table | None = runner.table
         else:
@@ -210,8 +212,11 @@ class MatchViews:
                 sm = await self.db.stored(msg.match, status="finished")
             if sm is None:
                 raise LobbyError("match_not_found")
-            seated = any(s.get("player_id") == conn.profile for s in sm.seats)
-            if not (finished or seated or msg.match in conn.watching):
+            players = [s.get("player_id") for s in sm.seats]
+            seated = audience_of(conn.profile, players) is not None
+            if not may_follow(
+                seated=seated, watching=msg.match in conn.watching, finished=finished
+            ):
                 raise LobbyError("not_watching")
             table = self._table_of(sm)
         if table is None:
@@ -227,7 +232,7 @@ class MatchViews:
         table = self._table_of(sm) if sm is not None else None
         if sm is None or table is None or not table.finished:
             return None
-        seat = next((i for i, s in enumerate(sm.seats) if s.get("player_id") == profile), None)
+        seat = audience_of(profile, [s.get("player_id") for s in sm.seats])
         snap = table.snapshot(seat, self.clock.now())
         return {**snap, "lobby": sm.lobby} if sm.lobby is not None else snap
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from domino.analysis.frames import replay_data
-from domino.rules.record import public as rules_public_record
+from domino.rules.audience import public_record
 from domino.server import protocol as p
 from domino.server.desks.analysis import server_moves
 from domino.server.desks.people import profile_out
@@ -108,7 +108,7 @@ class Queries:
             # (Its end is stored before it is announced, and ``finished`` after: the
             # record is public from the moment the end is stored.)
             raise QueryError("replay_match_running", 409)
-        record = public_record(row["record"])
+        record = public_record(row["record"], finished=True)
         if record is None:
             raise QueryError("replay_no_record", 409)
         return row, record
@@ -147,18 +147,5 @@ class Queries:
             started_at=row["started_at"],
             finished_at=row["finished_at"],
             result=row["result"],
-            record=public_record(row["record"]) if row["status"] == "finished" else None,
+            record=public_record(row["record"], finished=row["status"] == "finished"),
         )
-
-
-def public_record(record: Any) -> dict[str, Any] | None:
-    """What ``GET /api/matches/{id}`` shows of a stored record: never a secret.
-
-    A game record loses its tiles out of play (RULES.md §4; records stored before
-    they were left out still hold them). The fallback table log
-    (``matchdesk.record_of``) holds the secret seed, which recomputes every deal:
-    it stays on the server.
-    """
-    if not isinstance(record, dict) or record.get("format") != "domino-record":
-        return None
-    return rules_public_record(record)

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from domino.cli import main
-from domino.loadtest.benchcluster import Row, parse_configs, summarize
-from domino.loadtest.benchfailover import FailoverReport, Kill, acknowledges, check
-from domino.loadtest.client import ClientConfig, Journal, Player, Sent, Stats
-from domino.loadtest.cluster import haproxy_binary
-from domino.loadtest.infra import redis_server_binary, shared_test_redis
+from domino_bench.benchcluster import Row, parse_configs, summarize
+from domino_bench.benchfailover import FailoverReport, Kill, acknowledges, check
+from domino_bench.client import ClientConfig, Journal, Player, Sent, Stats
+from domino_bench.cluster import haproxy_binary
+from domino_bench.infra import redis_server_binary, shared_test_redis
 
 PG_URL = os.environ.get("DOMINO_TEST_POSTGRES")
 REDIS_URL = os.environ.get("DOMINO_TEST_REDIS")

@@ -2,7 +2,7 @@
 path, ``Database._commit_fenced``) against the same statements through SQLAlchemy,
 side by side in one run, alternating.
 
-Usage: ``python tools/bench_pg_append.py [ROUNDS] [MATCHES] [URL]`` (defaults: 5
+Usage: ``python -m domino_bench.benchpgappend [ROUNDS] [MATCHES] [URL]`` (defaults: 5
 rounds, 1 match; the machine's ``postgresql+asyncpg://postgres@127.0.0.1:5432/test``).
 MATCHES matches each append 60 entries one at a time, concurrently (1 match: every
 append commits alone, as at a human pace; 100: group commits carry many). Prints
@@ -26,16 +26,17 @@ from domino.server.storage.matchlog import _Append
 URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 
 
-async def _through_sqlalchemy(self: Database, batch: list[_Append]) -> dict[int, StaleFence]:
-    async with self._write() as conn:
-        return await self._insert_fenced(conn, batch)
+class ThroughSqlAlchemy(Database):
+    """The store with its fenced commit through SQLAlchemy instead of asyncpg."""
+
+    async def _commit_fenced(self, batch: list[_Append]) -> dict[int, StaleFence]:
+        async with self._write() as conn:
+            return await self._insert_fenced(conn, batch)
 
 
 async def run(direct: bool, matches: int, url: str, entries: int = 60) -> tuple[float, float]:
-    db = Database(url, "pb" + uuid.uuid4().hex[:6] + "_")
+    db = (Database if direct else ThroughSqlAlchemy)(url, "pb" + uuid.uuid4().hex[:6] + "_")
     await db.create()
-    if not direct:
-        db._commit_fenced = _through_sqlalchemy.__get__(db)  # type: ignore[method-assign]
     try:
         mids = [f"m{i}" for i in range(matches)]
         for m in mids:

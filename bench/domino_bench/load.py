@@ -1,6 +1,6 @@
 """One load process: many simulated people on one event loop.
 
-``python -m domino.loadtest.load --url http://127.0.0.1:P [--delay 1] [--seats 4] ...``
+``python -m domino_bench.load --url http://127.0.0.1:P [--delay 1] [--seats 4] ...``
 
 It reads commands from stdin, one per line, and writes one JSON line of
 figures to stdout every ``--interval`` seconds (see :meth:`Stats.drain`):
@@ -135,7 +135,7 @@ async def run(args: argparse.Namespace) -> None:
 
 def parser() -> argparse.ArgumentParser:
     """The load process's command line."""
-    p = argparse.ArgumentParser(prog="python -m domino.loadtest.load")
+    p = argparse.ArgumentParser(prog="python -m domino_bench.load")
     p.add_argument("--url", required=True)
     p.add_argument("--delay", type=float, default=1.0, help="seconds before each move")
     p.add_argument("--jitter", type=float, default=0.0, help="extra random delay, seconds")

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
-from domino.loadtest.crash import run_crash
-from domino.loadtest.launcher import ServerProcess
+from domino_bench.crash import run_crash
+from domino_bench.launcher import ServerProcess
 
 
 async def test_one_kill_loses_no_acknowledged_command(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Messages per second and CPU per message: the in-process router against the Redis
 router, with the audience on the same node and on another node.
 
-Usage: ``python tools/bench_router.py [MESSAGES] [ROUNDS] [REDIS_URL]`` (defaults:
+Usage: ``python -m domino_bench.benchdelivery [MESSAGES] [ROUNDS] [REDIS_URL]`` (defaults:
 20000 messages, 3 rounds, ``redis://127.0.0.1:6379/0``). Each round sends MESSAGES
 state frames (about 600 bytes of JSON each) to one player whose one socket is
 
@@ -30,39 +30,8 @@ import redis.asyncio as aioredis
 
 from domino.server.cluster.redisrouter import RedisRouter
 from domino.server.cluster.router import InProcessRouter
-from domino.server.transport.conn import Conn
 
-
-class CountingConn(Conn):
-    """A socket that only counts what it is sent."""
-
-    def __init__(self, profile: str) -> None:
-        super().__init__(profile, profile)
-        self.count = 0
-        self.done: asyncio.Future[None] | None = None
-        self.want = 0
-
-    def send_text(self, text: str) -> None:
-        self.count += 1
-        if self.count == self.want and self.done is not None and not self.done.done():
-            self.done.set_result(None)
-
-
-def frame(v: int) -> dict[str, Any]:
-    return {
-        "type": "state",
-        "match": "m-bench",
-        "v": v,
-        "seat": 0,
-        "hand": ["6|6", "6|5", "5|5", "4|2", "3|1", "2|0", "1|1"],
-        "board": {"left": 6, "right": 3, "tiles": ["6|4", "4|4", "4|3"] * 4},
-        "seats": [
-            {"name": f"Spieler {i}", "tiles": 7, "score": 12 * i, "connected": True}
-            for i in range(4)
-        ],
-        "legal": [{"tile": "6|6", "end": "L"}, {"tile": "3|1", "end": "R"}],
-        "clock": {"seat": 0, "left_ms": 28000, "bank_ms": 120000},
-    }
+from .benchrouter import CountingConn, frame
 
 
 async def redis_cpu(r: Any) -> float:

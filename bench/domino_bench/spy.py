@@ -4,7 +4,7 @@
 collapsed stack per line (``frame;frame;... count``). This prints the share
 of samples per thread, the functions that were on top of the stack (self
 time) and the functions anywhere on the stack (inclusive time):
-``python -m domino.loadtest.spy spy.txt``.
+``python -m domino_bench.spy spy.txt``.
 """
 
 from __future__ import annotations

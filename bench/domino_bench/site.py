@@ -25,7 +25,7 @@ the socket's number (``gen``), and what it did:
 
 Then :func:`audit` checks every frame against the stored log (replayed with
 :meth:`domino.table.Table.restore` up to the frame's version, and
-:func:`domino.loadtest.audit.check_frame`): a seat's socket sees exactly its
+:func:`domino_bench.audit.check_frame`): a seat's socket sees exactly its
 hand and only legal moves at that version, a spectator no hand; no tile of
 another seat, of the Lager or the leftovers, no seed. Versions never go back
 on a socket, a reconnect's first snapshot is not older than what the client

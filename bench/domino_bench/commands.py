@@ -1,7 +1,7 @@
 """``domino bench server``, ``cluster``, ``failover``, ``router``, ``crash`` and ``leaks``
 (docs/performance.md, docs/reliability.md).
 
-The work lives in :mod:`domino.loadtest`; this module only adds the
+The work lives in :mod:`domino_bench`; this module only adds the
 subcommands to ``domino bench``.
 """
 
@@ -12,7 +12,7 @@ import argparse
 
 def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``server``, ``crash`` and ``leaks`` to the ``domino bench`` subparsers ``what``."""
-    from domino.loadtest import (
+    from domino_bench import (
         audit,
         bench,
         benchanalysis,

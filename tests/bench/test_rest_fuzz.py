@@ -12,7 +12,7 @@ from typing import Any
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from domino.loadtest.launcher import ServerProcess
+from domino_bench.launcher import ServerProcess
 
 EXAMPLES_PER_OPERATION = 40
 

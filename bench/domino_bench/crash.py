@@ -276,7 +276,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--server-arg",
         action="append",
         default=[],
-        help="extra argument for the server process (python -m domino.loadtest.serve --help)",
+        help="extra argument for the server process (python -m domino_bench.serve --help)",
     )
     p.set_defaults(func=run_crash_cli)
 

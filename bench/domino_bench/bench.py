@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import child_env
 from .launcher import ServerProcess
 from .procstat import raise_nofile
 
@@ -130,7 +131,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--server-arg",
         action="append",
         default=[],
-        help="extra argument for the server process (python -m domino.loadtest.serve --help)",
+        help="extra argument for the server process (python -m domino_bench.serve --help)",
     )
     p.add_argument("--json", type=Path, default=None, help="write the rows here")
     p.add_argument("--plot", type=Path, default=None, help="write a PNG of the curve here")
@@ -169,13 +170,13 @@ async def _ramp(args: argparse.Namespace, server: ServerProcess, steps: list[int
     loaders: list[Loader] = []
     readers = []
     for i in range(max(1, args.loaders)):
-        cmd = [sys.executable, "-m", "domino.loadtest.load", "--url", server.url]
+        cmd = [sys.executable, "-m", "domino_bench.load", "--url", server.url]
         cmd += ["--delay", str(args.delay), "--jitter", str(args.jitter)]
         cmd += ["--seats", str(args.seats), "--bots", str(args.bots)]
         cmd += ["--spectators", str(args.spectators), "--seed", str(i + 1)]
         cmd += ["--gid-base", str(i * 1_000_000)]
         proc = await asyncio.create_subprocess_exec(
-            *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+            *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=child_env()
         )
         loaders.append(Loader(proc))
         readers.append(asyncio.create_task(loaders[-1].read()))

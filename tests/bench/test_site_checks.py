@@ -1,4 +1,4 @@
-"""The checks of the site tests (domino.loadtest.site) find what they are there to find.
+"""The checks of the site tests (domino_bench.site) find what they are there to find.
 
 A match is played at the table level (no server); its frames are handed to
 clients as if they had received them, and the stored log is the table's log.
@@ -11,9 +11,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from domino.loadtest.site import Frame, Move, SiteClient, Stored, audit, check_moves
 from domino.rules import Rules
 from domino.table import MoveCommand, SeatSpec, Table
+from domino_bench.site import Frame, Move, SiteClient, Stored, audit, check_moves
 
 
 def played() -> tuple[Stored, list[tuple[int | None, dict[str, Any]]], list[Move]]:

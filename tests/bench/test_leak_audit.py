@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from domino.loadtest.audit import Truth, check_frame, run_audit
 from domino.rules import Rules
 from domino.table import SeatSpec, Table
+from domino_bench.audit import Truth, check_frame, run_audit
 
 MATCHES = 120
 

@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from domino.loadtest.launcher import ServerProcess
+from domino_bench.launcher import ServerProcess
 
 POLICY_CLOSES = {1008, 1009}
 CLOSE_UNSUPPORTED = 1003  # a binary frame

@@ -48,10 +48,11 @@ import httpx
 
 from domino.server.run import free_port
 
+from . import CHECKOUT
 from .guide import as_flags, haproxy_environment, node_settings
 
 #: The repository's HAProxy configuration (a source checkout; pass another with ``config``).
-HAPROXY_CFG = Path(__file__).resolve().parents[3] / "deploy" / "haproxy.cfg"
+HAPROXY_CFG = CHECKOUT / "deploy" / "haproxy.cfg"
 #: How long a start (or a wait for HAProxy to see a change) may take, in seconds.
 #: Generous: on a shared 2-core machine a node's start has taken several seconds.
 START_TIMEOUT = 60.0
@@ -230,7 +231,7 @@ class Cluster:
         self.migrated = True
 
     def settings(self, k: int) -> dict[str, str]:
-        """Node ``k``'s settings by flag: the same :func:`~domino.loadtest.guide.node_settings`
+        """Node ``k``'s settings by flag: the same :func:`~domino_bench.guide.node_settings`
         docs/deploy.md's walk-through (``deploy/site.py``) writes into the nodes' files."""
         node = self.node(k)
         return node_settings(

@@ -13,6 +13,7 @@ import httpx
 
 from domino.server.run import free_port
 
+from . import child_env
 from .procstat import Sample, sample
 
 #: How long a start may take before the driver gives up (seconds). Generous: on a
@@ -66,7 +67,7 @@ class ServerProcess:
 
     def command(self) -> list[str]:
         """The command line that starts the server."""
-        cmd = [sys.executable, "-m", "domino.loadtest.serve", "--port", str(self.port)]
+        cmd = [sys.executable, "-m", "domino_bench.serve", "--port", str(self.port)]
         cmd += ["--data", str(self.data), "--pace", self.pace]
         if self.burst is not None:
             cmd += ["--burst", str(self.burst)]
@@ -84,11 +85,16 @@ class ServerProcess:
         self.data.mkdir(parents=True, exist_ok=True)
         if self.log is None:
             self.proc = subprocess.Popen(
-                self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+                self.command(),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.STDOUT,
+                env=child_env(),
             )
         else:
             with open(self.log, "ab") as out:  # the child keeps its own copy
-                self.proc = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT)
+                self.proc = subprocess.Popen(
+                    self.command(), stdout=out, stderr=subprocess.STDOUT, env=child_env()
+                )
         self.starts += 1
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:

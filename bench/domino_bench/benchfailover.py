@@ -461,7 +461,7 @@ async def _kill_once(
     bound: float,
 ) -> Kill | None:
     """Kill the node holding the most matches; wait until they are served; restart it."""
-    from domino.loadtest.bench import machine_load
+    from domino_bench.bench import machine_load
 
     playing = [p for p in probes if p.match is not None and not p.match_over.is_set()]
     mids = sorted({p.match for p in playing if p.match is not None})

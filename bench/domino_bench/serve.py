@@ -1,6 +1,6 @@
 """Run the real server in this process for the load and crash tests.
 
-``python -m domino.loadtest.serve --port P --data DIR [--pace fast] [--profile OUT]``
+``python -m domino_bench.serve --port P --data DIR [--pace fast] [--profile OUT]``
 
 It is ``create_app(Settings(...))`` on uvicorn with the same protocol choices
 as ``domino serve`` (``server/run.py``: uvloop, httptools, the lean WebSocket
@@ -24,6 +24,7 @@ from typing import Any
 
 import uvloop
 
+from domino.server.storage.db import Database
 from domino.table import Timing
 
 from .procstat import raise_nofile
@@ -34,7 +35,7 @@ FAST = Timing(bot_delay=(0.02, 0.05), bot_step_delay=(0.01, 0.02), round_pause=0
 
 def parser() -> argparse.ArgumentParser:
     """The command line of the server process."""
-    p = argparse.ArgumentParser(prog="python -m domino.loadtest.serve")
+    p = argparse.ArgumentParser(prog="python -m domino_bench.serve")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--data", type=Path, required=True, help="folder of the SQLite database")
     p.add_argument("--pace", choices=("human", "fast"), default="human")
@@ -120,20 +121,18 @@ async def watch_lag(path: Path, period: float = 0.05) -> None:
             out.flush()
 
 
-def skip_log_writes() -> None:
-    """Experiment: accepted entries are not written at all (``Database.append`` returns).
+class NoLogWrites(Database):
+    """Experiment: accepted entries are not written at all (:meth:`append` returns).
 
     Only to measure how much of a command's latency the database is; a server
-    run like this loses every match on a crash.
+    run like this loses every match on a crash. The server gets it through
+    ``Settings.database``.
     """
-    from domino.server.storage import db as dbmod
 
     async def append(
-        self: Any, mid: str, start: int, entries: list[dict[str, Any]], fence: int = 0
+        self, mid: str, start: int, entries: list[dict[str, Any]], fence: int = 0
     ) -> None:
         return None
-
-    dbmod.Database.append = append  # type: ignore[method-assign]
 
 
 async def serve(server: Any, lag: Path | None) -> None:
@@ -169,8 +168,6 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser().parse_args(argv)
     raise_nofile()
-    if args.skip_log_writes:
-        skip_log_writes()
 
     extra: dict[str, float] = {}
     if args.burst is not None:
@@ -187,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         gc_policy=gc_policy(args),
         # Every simulated person signs up from 127.0.0.1: no sign-in budget per address.
         signin_burst=float("inf"),
+        database=NoLogWrites if args.skip_log_writes else None,
         **extra,  # type: ignore[arg-type]
     )
     config = uvicorn_config(

@@ -38,6 +38,7 @@ from domino.bots import make_bot
 from domino.rules import MatchState, Rules, view
 from domino.rules.record import record_of
 
+from . import child_env
 from .bench import Loader, _measure, _wait_ready, percentile
 from .launcher import ServerProcess
 from .procstat import raise_nofile
@@ -167,10 +168,10 @@ async def _windows(
             ms = 1000 * (s1.cpu - s0.cpu) / len(quiet)
             print(f"server process CPU per analysed match (no live load): {ms:.0f} ms")
     ids = [m for m in ids if m not in quiet and m != ids[-1]] or ids
-    cmd = [sys.executable, "-m", "domino.loadtest.load", "--url", server.url]
+    cmd = [sys.executable, "-m", "domino_bench.load", "--url", server.url]
     cmd += ["--delay", str(args.delay), "--seats", "4", "--seed", "1"]
     proc = await asyncio.create_subprocess_exec(
-        *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=child_env()
     )
     loader = Loader(proc)
     reader = asyncio.create_task(loader.read())

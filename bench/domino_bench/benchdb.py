@@ -1,4 +1,4 @@
-"""Measure match-log appends: ``python -m domino.server.benchdb [URL] [MATCHES] [ENTRIES]``.
+"""Measure match-log appends: ``python -m domino_bench.benchdb [URL] [MATCHES] [ENTRIES]``.
 
 Each of MATCHES simulated matches appends ENTRIES entries one at a time, all
 concurrently (each with the fencing token of its claim, as a serving node does),

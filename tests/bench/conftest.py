@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from domino.loadtest.launcher import ServerProcess
+from domino_bench.launcher import ServerProcess
 
 
 @pytest.fixture(scope="module")

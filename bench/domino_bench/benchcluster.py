@@ -53,6 +53,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import child_env
 from .bench import KNEE_P99_MS, Loader, _wait_ready, machine_load, percentile
 from .cluster import Cluster
 from .infra import (
@@ -332,11 +333,11 @@ async def _ramp(args: argparse.Namespace, target: Target, steps: list[int], rnd:
     loaders: list[Loader] = []
     readers = []
     for i in range(max(1, args.loaders)):
-        cmd = [sys.executable, "-m", "domino.loadtest.load", "--url", target.url]
+        cmd = [sys.executable, "-m", "domino_bench.load", "--url", target.url]
         cmd += ["--delay", str(args.delay), "--seats", str(args.seats), "--bots", str(args.bots)]
         cmd += ["--seed", str(i + 1), "--gid-base", str(i * 1_000_000)]
         proc = await asyncio.create_subprocess_exec(
-            *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+            *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=child_env()
         )
         loaders.append(Loader(proc))
         readers.append(asyncio.create_task(loaders[-1].read()))

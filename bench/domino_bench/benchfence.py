@@ -1,10 +1,10 @@
 """What the fencing token costs an append: the store of a git revision before the fence
 against the current one, side by side in one run.
 
-Usage: ``python tools/bench_fence.py [REV] [ROUNDS] [MATCHES] [ENTRIES] [URL]``
+Usage: ``python -m domino_bench.benchfence [REV] [ROUNDS] [MATCHES] [ENTRIES] [URL]``
 (defaults: ``363fa66``, the last commit without a fence; 3 rounds; 50 matches; 40
 entries; a fresh SQLite file per run). Each round runs the same workload as
-``python -m domino.server.benchdb`` (MATCHES matches appending ENTRIES entries one
+``python -m domino_bench.benchdb`` (MATCHES matches appending ENTRIES entries one
 at a time, concurrently) once with each store, alternating, and prints appends per
 second and the latency percentiles of both. With a PostgreSQL URL each run uses
 its own table prefix and drops its tables.
@@ -23,17 +23,24 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from . import CHECKOUT
+
+ROOT = CHECKOUT
+
+
+#: Where the store was at a revision: storage/ since the server's split into folders.
+DB_PATHS = ("src/domino/server/storage/db.py", "src/domino/server/db.py")
 
 
 def _old_db(rev: str, tmp: Path) -> ModuleType:
-    text = subprocess.run(
-        ["git", "show", f"{rev}:src/domino/server/storage/db.py"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    for where in DB_PATHS:
+        shown = subprocess.run(
+            ["git", "show", f"{rev}:{where}"], cwd=ROOT, capture_output=True, text=True
+        )
+        if shown.returncode == 0:
+            break
+    shown.check_returncode()
+    text = shown.stdout
     path = tmp / "old_db.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location("old_db", path)

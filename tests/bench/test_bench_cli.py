@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import pytest
 
 from domino.cli import main
-from domino.loadtest.bench import Row, knee, percentile
-from domino.loadtest.benchanalysis import paired_ratios
+from domino_bench.bench import Row, knee, percentile
+from domino_bench.benchanalysis import paired_ratios
 
 
 def test_bench_server_runs_a_small_ramp(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,7 +73,7 @@ def test_bench_router_compares_both_clients(capsys: pytest.CaptureFixture[str]) 
     user): both clients carry every frame through the router, and the ratio is printed."""
     import os
 
-    from domino.loadtest.infra import shared_test_redis
+    from domino_bench.infra import shared_test_redis
 
     admin = os.environ.get("DOMINO_TEST_REDIS")
     if not admin:

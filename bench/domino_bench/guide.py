@@ -1,5 +1,5 @@
 """What docs/deploy.md's walk-through (run by ``deploy/site.py``) and the cluster tests
-(:class:`~domino.loadtest.cluster.Cluster`) share, so the two cannot drift apart:
+(:class:`~domino_bench.cluster.Cluster`) share, so the two cannot drift apart:
 
 - :func:`node_settings`: a node's settings, by ``domino serve`` flag. The guide writes
   them as environment files (:func:`as_env`, :func:`write_env_file`) that the systemd
@@ -18,8 +18,10 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from . import CHECKOUT
+
 #: The repository's node unit.
-UNIT = Path(__file__).resolve().parents[3] / "deploy" / "systemd" / "domino@.service"
+UNIT = CHECKOUT / "deploy" / "systemd" / "domino@.service"
 #: Where the unit expects the program and its files on a site.
 INSTALLED = "/opt/domino/bin/domino"
 ETC = "/etc/domino"
