@@ -47,7 +47,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from prometheus_client import (
     GC_COLLECTOR,
@@ -92,7 +92,7 @@ class Metrics:
         lobbies: Callable[[], float],
         draining: Callable[[], float] = lambda: 0.0,
         leases: Callable[[], float] = lambda: 0.0,
-        router: Any = None,
+        router: ClusterFigures | None = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
@@ -107,7 +107,7 @@ class Metrics:
             draining
         )
         Gauge("domino_leases_held", "Match leases this node holds", registry=r).set_function(leases)
-        if router is not None and hasattr(router, "healthy"):  # a cluster's node
+        if router is not None:  # a cluster's node
             Gauge("domino_redis_up", "1 while Redis answers the router", registry=r).set_function(
                 lambda: float(router.healthy)
             )
@@ -225,10 +225,29 @@ async def serve_metrics(
     return await asyncio.start_server(answer, host, port, limit=_HEAD_LIMIT)
 
 
+class ClusterFigures(Protocol):
+    """What a cluster's router tells the metrics (:class:`~.cluster.redisrouter.RedisRouter`)."""
+
+    @property
+    def healthy(self) -> bool:
+        """Whether Redis answers."""
+        ...
+
+    @property
+    def backlog(self) -> int:
+        """Messages queued for Redis, not yet sent."""
+        ...
+
+    @property
+    def dropped(self) -> int:
+        """Messages dropped because that queue was full."""
+        ...
+
+
 class _Dropped:
     """``domino_router_dropped_total``: the router's own count, read when scraped."""
 
-    def __init__(self, router: Any) -> None:
+    def __init__(self, router: ClusterFigures) -> None:
         self.router = router
 
     def describe(self) -> list[CounterMetricFamily]:

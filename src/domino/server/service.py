@@ -108,7 +108,7 @@ class Service:
             lobbies=lambda: sum(1 for lb in self.lobbies.values() if lb.status != CLOSED),
             draining=lambda: float(self.draining),
             leases=lambda: float(len(leases.held())) if leases is not None else 0.0,
-            router=self.router if settings.redis_url else None,
+            router=self.router if isinstance(self.router, RedisRouter) else None,
         )
         self.match_desk = MatchDesk(
             settings,

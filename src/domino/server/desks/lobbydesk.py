@@ -7,10 +7,9 @@ version it read (:meth:`LobbyDesk._edit`): a change another node stored meanwhil
 makes the write fail, and the action is applied again to the newer lobby. The same
 code runs in one process, where nothing else writes.
 
-Every member then gets the lobby as they see it, on whichever node their sockets
-are (the router's ``to_player``). Presence (online/offline) is told by each node to
-its own sockets. Starting a match and watching a lobby's match go to the
-:class:`~domino.server.desks.matchdesk.MatchDesk`.
+Every member then gets the lobby as they see it, on whichever node their sockets are
+(``to_player``); presence is told by each node to its own sockets. Starting a match
+and watching its match go to the :class:`~domino.server.desks.matchdesk.MatchDesk`.
 """
 
 from __future__ import annotations
@@ -19,12 +18,12 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Set
-from typing import Any
 
 from pydantic import BaseModel
 
 from domino.server import protocol as p
-from domino.server.cluster.router import Online
+from domino.server.cluster.presence import Presence
+from domino.server.cluster.router import InProcessRouter
 from domino.server.desks.lobby import (
     CLOSED,
     OPEN,
@@ -34,6 +33,7 @@ from domino.server.desks.lobby import (
     new_code,
     normalize_code,
 )
+from domino.server.desks.lobbyviews import LobbyViews
 from domino.server.desks.matchdesk import MatchDesk
 from domino.server.desks.matches import MatchRunner
 from domino.server.settings import Settings
@@ -51,10 +51,12 @@ TRIES = 8
 Change = Callable[[Lobby], bool | None]
 
 
-class LobbyDesk:
+class LobbyDesk(LobbyViews):
     """Every lobby, as the database has it."""
 
-    def __init__(self, settings: Settings, db: Database, router: Any, matches: MatchDesk) -> None:
+    def __init__(
+        self, settings: Settings, db: Database, router: InProcessRouter, matches: MatchDesk
+    ) -> None:
         self.settings = settings
         self.clock = settings.clock
         self.db = db
@@ -69,12 +71,8 @@ class LobbyDesk:
         # decides): a lock per lobby, held by how many wait for it.
         self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        if hasattr(router, "on_presence"):
+        if isinstance(router, Presence):  # a cluster's: told of other nodes' sockets too
             router.on_presence(self._on_presence)
-
-    def online(self) -> Online:
-        """Profiles with at least one open socket (on any node of a cluster)."""
-        return Online(self.router.conns, getattr(self.router, "online", None))
 
     # -- the view of this node --------------------------------------------------------------
     def _remember(self, lobby: Lobby, before: Set[str] = frozenset()) -> None:
@@ -443,30 +441,7 @@ class LobbyDesk:
             return
         self.broadcast(lobby)
 
-    # -- what members see ---------------------------------------------------------------------
-    def _lobby_msg(self, lobby: Lobby, profile: str | None) -> p.LobbyMsg:
-        you = None
-        if profile is not None:
-            you = p.YouOut(player=profile, seat=lobby.seat_of(profile), host=lobby.host == profile)
-        return p.LobbyMsg(lobby=lobby.out(self.settings.base_url, self.online()), you=you)
-
-    def send_lobby(self, lobby: Lobby, conn: Conn) -> None:
-        """Send one socket the lobby as its member sees it."""
-        conn.send(self._lobby_msg(lobby, conn.profile))
-
-    def broadcast(self, lobby: Lobby, here: bool = False) -> None:
-        """Send every member the lobby as they see it, on every node (``here``: only to
-        this node's sockets; each node tells its own of a change of presence)."""
-        for m in lobby.members():
-            if here:
-                targets = self.router.sockets_of(m)
-                if targets:
-                    msg = self._lobby_msg(lobby, m)
-                    for c in list(targets):
-                        c.send(msg)
-            else:
-                self.router.to_player(m, self._lobby_msg(lobby, m))
-
+    # -- what members see -----------------------------------------------------------
     async def lobby_out(self, code: str) -> p.LobbyOut | None:
         """A lobby for ``GET /api/lobbies/{code}``."""
         try:
@@ -474,31 +449,3 @@ class LobbyDesk:
         except LobbyError:
             return None
         return None if read is None else read[0].out(self.settings.base_url, self.online())
-
-    async def open_lobbies(self) -> list[p.OpenLobbyOut]:
-        """Open lobbies somebody is looking at, newest first."""
-        base = self.settings.base_url
-        online = self.online()
-        open_ = []
-        lobbies = [Lobby.from_dict(d) for d in await self.db.open_lobbies()]
-        for lobby in sorted(lobbies, key=lambda x: -x.created_at):
-            # A lobby nobody is looking at is not worth joining; it stays reachable by code.
-            if lobby.status != OPEN or not any(m in online for m in lobby.members()):
-                continue
-            host = next(
-                (o.name for o in lobby.seats if o is not None and o.player == lobby.host),
-                lobby.watchers.get(lobby.host or "", ""),
-            )
-            out = lobby.out(base, set())
-            open_.append(
-                p.OpenLobbyOut(
-                    code=lobby.code,
-                    link=out.link,
-                    host=host,
-                    rules=out.rules,
-                    seats=len(lobby.seats),
-                    taken=sum(1 for o in lobby.seats if o is not None),
-                    watchers=len(lobby.watchers),
-                )
-            )
-        return open_
