@@ -15,7 +15,4 @@ taken. JSON numbers stay numbers: an ``int`` field takes ``17``, not ``17.0``.
 """
 
 from domino.server.protocol.client import *  # noqa: F403
-from domino.server.protocol.client import (
-    _CLIENT as _CLIENT,
-)
 from domino.server.protocol.server import *  # noqa: F403
