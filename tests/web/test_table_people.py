@@ -87,9 +87,15 @@ def test_a_spectator_sees_the_lager_count(server: str, browser: Any, shots: Path
     assert info.is_visible()
     # Everything of the spectator's bar is on the phone's screen: nothing sticks out sideways.
     assert tom.evaluate("document.documentElement.scrollWidth") <= 360
-    for button in tom.locator(".topbar button").all():
-        box = button.bounding_box()
-        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360
+    # Measured in one go: every snapshot draws the bar anew (a bot moving meanwhile would
+    # detach a button between finding it and measuring it).
+    boxes = tom.evaluate(
+        "() => [...document.querySelectorAll('.topbar button')]"
+        ".map(b => { const r = b.getBoundingClientRect(); return [r.left, r.right, r.width]; })"
+    )
+    assert len(boxes) >= 3  # Zurück, the score sheet, help
+    for left, right, width in boxes:
+        assert width > 0 and left >= 0 and right <= 360
     tom.screenshot(path=str(shots / "phone-spectator.png"))
     for page in (sara, tom):
         assert_no_js_errors(page)
