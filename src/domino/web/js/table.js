@@ -378,8 +378,13 @@ export class TableView {
       else merged.push(ev.kind === "draw" ? { ...ev, count: 1 } : ev);
     }
     for (const ev of merged) lines.push(...this.eventLines(ev));
-    if (v.result) lines.push(...this.eventLines({ kind: "round_end", round }));
-    if (s.phase === "match_over") lines.push(...this.eventLines({ kind: "match_end" }));
+    // A round or match that is over is read out even on a first look: the page shows its end
+    // (the reveal, the results), and a round can end at its opening, before any turn.
+    const ended = [];
+    if (v.result) ended.push(...this.eventLines({ kind: "round_end", round }));
+    if (s.phase === "match_over") ended.push(...this.eventLines({ kind: "match_end" }));
+    lines.push(...ended);
+    if (ended.length) this.hooks.announce(ended.map(sentence).join(" "));
     this.seenLog = lines;
     this.pastFor = null;
     if (round > 1) {
