@@ -65,7 +65,7 @@ async function renderPuzzles(r) {
     return toast(errorText(e));
   }
   if (route().name !== r.name) return; // another render came first
-  const host = h("main.screen.puzzles");
+  const host = h("main.screen.puzzles", { "data-testid": "puzzles" });
   clear(app.root).append(header(), host);
   app.puzzles = new mod.PuzzleView(host, r, { toast, errorText });
 }

@@ -111,7 +111,7 @@ export class PuzzleView {
       return h(`li${o.move === r.best ? ".best" : ""}`, { "data-move": o.move }, `${moveText(o.move)}: ${t("puzzles.points", { value: v })}`, marks.length ? ` (${marks.join(", ")})` : "");
     });
     const rating = r.rated ? h("p", { "data-testid": "puzzle-rating" }, t("puzzles.rating_change", { before: r.rating_before, after: r.me.rating }), " · ", streak(r.me)) : r.me ? h("p.muted", {}, t("puzzles.again")) : null;
-    clear(this.result).append(
+    clear(this.result).append(h("div", {},
       h(`p.puzzle-verdict.${r.correct ? "correct" : "wrong"}`, { role: "status" }, r.correct ? t("puzzles.correct") : t("puzzles.wrong", { best: moveText(r.best) })),
       // seam: reasons (issue 24 item 2): the server sends {key, params} once wired.
       r.reason ? h("p", {}, t(r.reason.key, r.reason.params || {})) : null,
@@ -119,7 +119,7 @@ export class PuzzleView {
       h("ol.puzzle-options", { "data-testid": "puzzle-options" }, rows),
       rating,
       h("p", {}, h("a", { href: r.replay, "data-testid": "puzzle-replay" }, t("puzzles.replay")), " · ", h("a", { href: "#/puzzles/next" }, t("puzzles.next"))),
-    );
+    ));
     this.result.querySelector("a").focus();
   }
 }
