@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from test_gamepad import PAD_STUB, RIGHT, A, press
 from webplay import assert_no_js_errors, new_page
 
 from domino.analysis import review
@@ -126,4 +127,26 @@ def test_a_phone_solves_the_puzzle_by_touch(puzzle_server: str, browser: Any, sh
     page.locator("a[href='#/puzzles/mine']").tap()
     page.get_by_test_id("puzzles-error").wait_for()
     assert "Melde dich an" in page.get_by_test_id("puzzles-error").inner_text()
+    assert_no_js_errors(page)
+
+
+def test_a_controller_solves_the_puzzle(puzzle_server: str, browser: Any) -> None:
+    page = new_page(browser, **DESKTOP)
+    page.add_init_script(PAD_STUB)
+    page.goto(puzzle_server + "/#/puzzles")
+    page.locator(PUZZLE).wait_for()
+    # The D-pad walks the page's controls to 5|5, A answers.
+    for _ in range(30):
+        press(page, RIGHT)
+        if page.evaluate("document.activeElement?.dataset?.tile") == "5|5":
+            break
+    else:
+        pytest.fail("the D-pad never reached 5|5")
+    press(page, A)
+    page.locator(VERDICT).wait_for()
+    assert page.locator(VERDICT).inner_text() == "Richtig! Das ist Meisters Zug."
+    # The focus moved to the replay link: A follows it.
+    assert page.evaluate("document.activeElement?.dataset?.testid") == "puzzle-replay"
+    press(page, A)
+    page.wait_for_url("**/#/replay/m_puzzle1/1/11")
     assert_no_js_errors(page)
