@@ -264,3 +264,25 @@ def test_puzzles_are_built_as_the_analysis_is_stored_and_solved_over_http(
             _error(nxt, 404, "puzzles_none")
         else:
             assert nxt.json()["id"] != puzzle["id"]
+
+
+def test_a_build_lost_with_its_node_is_made_on_the_first_ask(tmp_path: Path) -> None:
+    """A node that stored an analysis and stopped before its puzzles: the next node asked
+    for a puzzle builds them (in its analysis workers)."""
+
+    async def seed() -> None:
+        db = Database(f"sqlite+aiosqlite:///{tmp_path / 'domino.sqlite'}")
+        await db.create()
+        try:
+            await analysed_example(db, "m_lost", finished=True)
+        finally:
+            await db.close()
+
+    asyncio.run(seed())
+    with harness(tmp_path) as h:
+        first = h.tc.get("/api/puzzles/daily")
+        assert first.status_code == 200, first.text
+        h.tc.portal.call(h.service.puzzles.idle)
+        assert h.tc.portal.call(h.service.db.unbuilt_analyses) == []
+        daily = h.tc.get("/api/puzzles/daily").json()
+        assert daily["puzzle"] is not None and daily["puzzle"]["match"] == "m_lost"

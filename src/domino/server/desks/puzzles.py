@@ -28,6 +28,9 @@ log = logging.getLogger("domino.server.desks.puzzles")
 
 #: At most this many puzzles in one "Deine Fehler" answer.
 MINE_LIMIT = 50
+#: Analysed matches without puzzles a node builds when first asked for a puzzle (a build
+#: lost with a node that stopped or died after storing the analysis).
+CATCH_UP = 20
 
 
 class PuzzleError(Exception):
@@ -150,14 +153,32 @@ class PuzzleDesk:
         self.analyses = analyses
         self.clock = settings.clock
         self.building: set[asyncio.Task[Any]] = set()
+        self.caught_up = False
         analyses.stored = self.analysed
 
     # -- building ----------------------------------------------------------------------
     async def analysed(self, mid: str, record: dict[str, Any], analysis: str) -> None:
         """An analysis was stored: build the match's puzzles in the background."""
-        task = asyncio.get_running_loop().create_task(self._build_logged(mid))
+        self._spawn(self._build_logged(mid))
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self.building.add(task)
         task.add_done_callback(self.building.discard)
+
+    def catch_up(self) -> None:
+        """Once per process, on the first ask for a puzzle: build (in the background) the
+        puzzles of analysed matches that have none, lost with a node that stopped or died
+        between storing an analysis and storing its puzzles."""
+        if self.caught_up or self.settings.analysis_workers < 1:
+            return
+        self.caught_up = True
+
+        async def work() -> None:
+            for mid in (await self.db.unbuilt_analyses())[:CATCH_UP]:
+                await self._build_logged(mid)
+
+        self._spawn(work())
 
     async def _build_logged(self, mid: str) -> None:
         try:
@@ -195,6 +216,7 @@ class PuzzleDesk:
 
     async def daily(self, profile: str | None) -> dict[str, Any]:
         """The puzzle of today (``None`` while there is none) and the account's figures."""
+        self.catch_up()
         day = today(self.clock.now())
         pid = await self.db.daily_puzzle(day)
         row = await self.db.puzzle(pid) if pid is not None else None
@@ -221,6 +243,7 @@ class PuzzleDesk:
 
     async def next(self, profile: str | None) -> dict[str, Any]:
         """A puzzle the account has not answered, near its rating."""
+        self.catch_up()
         account = await self._account(profile)
         mine = await self.db.solver(profile) if account and profile is not None else None
         rating = float(mine["rating"]) if mine is not None else START_RATING
