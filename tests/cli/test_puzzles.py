@@ -57,13 +57,13 @@ def test_build_makes_the_finished_matches_puzzles_and_check_replays_them(
     out = capsys.readouterr().out.splitlines()
     # Only the finished match: never a running one.
     assert out[0].startswith("Partie m_done: ") and not any("m_running" in ln for ln in out)
-    assert out[-1].startswith("1 analysierte Partien: ") and "abgelehnt" in out[-1]
+    assert out[-1].startswith("Analysierte Partien: 1; ") and "abgelehnt" in out[-1]
     assert main(["puzzles", "build", "--data", str(tmp_path)]) == 0  # nothing left to do
-    assert capsys.readouterr().out.startswith("0 analysierte Partien")
+    assert capsys.readouterr().out.startswith("Analysierte Partien: 0;")
     assert main(["puzzles", "check", "--data", str(tmp_path)]) == 0
-    assert "0 passen nicht" in capsys.readouterr().out
+    assert capsys.readouterr().out.strip().endswith("passen nicht zu ihrer Partie: 0.")
     asyncio.run(_tamper(tmp_path))
     assert main(["puzzles", "check", "--data", str(tmp_path)]) == 1
     captured = capsys.readouterr()
     assert "m_done-1-12 passt nicht zu seiner Partie" in captured.err
-    assert "1 passen nicht" in captured.out
+    assert captured.out.strip().endswith("passen nicht zu ihrer Partie: 1.")
