@@ -127,6 +127,11 @@ def _verdict(
     return Verdict(options, played, value, samples)
 
 
+#: Public names for the puzzles (:mod:`.puzzles`), which re-score a position the same way.
+as_candidate = _as_candidate
+margins = _margins
+
+
 def choices(view: SeatView) -> list[Move]:
     """The distinct choices the seat had (Meister's :func:`candidates`)."""
     return candidates(view)

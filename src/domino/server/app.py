@@ -26,8 +26,10 @@ from domino.server.clock import Clock
 from domino.server.desks.analysis import AnalysisError
 from domino.server.desks.lobby import LobbyError, normalize_code
 from domino.server.desks.people import PeopleError, profile_out
+from domino.server.desks.puzzles import PuzzleError
 from domino.server.desks.queries import QueryError
 from domino.server.metrics import CONTENT_TYPE, serve_metrics
+from domino.server.puzzleroutes import puzzle_routes
 from domino.server.service import Service
 from domino.server.settings import Settings
 from domino.server.storage.outage import AWAY_TYPES, DATABASE_UNAVAILABLE, database_away
@@ -177,6 +179,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(AnalysisError)
     async def _analysis(_req: Request, exc: AnalysisError) -> JSONResponse:
         return _error(exc.code, exc.status)
+
+    @app.exception_handler(PuzzleError)
+    async def _puzzle(_req: Request, exc: PuzzleError) -> JSONResponse:
+        return _error(exc.code, exc.status, **exc.params)
+
+    app.include_router(puzzle_routes(service.puzzles, service.people.resolve))
 
     async def _database_away(request: Request, exc: Exception) -> JSONResponse:
         # Every route that reads or writes meets the database's connection errors here:

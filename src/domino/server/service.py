@@ -43,6 +43,7 @@ from domino.server.desks.lobbydesk import LobbyDesk
 from domino.server.desks.matchdesk import MatchDesk, record_of
 from domino.server.desks.matches import MatchRunner
 from domino.server.desks.people import People
+from domino.server.desks.puzzles import PuzzleDesk
 from domino.server.desks.queries import Queries
 from domino.server.metrics import Metrics
 from domino.server.settings import Settings
@@ -124,6 +125,7 @@ class Service:
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
         self.queries = Queries(settings, self.db)
         self.analyses = AnalysisDesk(settings, self.db, self.node)
+        self.puzzles = PuzzleDesk(settings, self.db, self.analyses)
         # /api/health: whether the database answers (a connection of the probe's own).
         self.health = HealthProbe(settings.database_url, self.clock)
 
@@ -186,6 +188,7 @@ class Service:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(STOP_WAIT), self.activity:
                 await self.activity.wait_for(lambda: self.busy == 0)
+        await self.puzzles.stop()
         await self.analyses.stop()
         await self.lobby_desk.stop()
         await self.match_desk.stop()

@@ -130,6 +130,14 @@ def old_create_all(conn: Connection, prefix: str) -> None:
     conn.execute(sa.text(f'ALTER TABLE "{tables.lobbies.name}" DROP COLUMN version'))
     tables.members.drop(conn)
     tables.analyses.drop(conn)
+    for table in (
+        tables.puzzles,
+        tables.puzzle_sources,
+        tables.puzzle_days,
+        tables.puzzle_players,
+        tables.puzzle_tries,
+    ):  # 0009
+        table.drop(conn)
 
 
 async def test_a_database_made_by_create_all_is_stamped_as_the_baseline(empty: Database) -> None:

@@ -34,7 +34,7 @@ import logging
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -240,6 +240,9 @@ class AnalysisDesk:
         self._workers: list[asyncio.Task[None]] = []
         self._claiming = 0  # requests between the capacity check and their claim
         self._starting: asyncio.Task[None] | None = None
+        # Called with (match id, record, analysis as JSON text) once this node stored an
+        # analysis (the puzzles are built from it: desks/puzzles.py).
+        self.stored: Callable[[str, dict[str, Any], str], Awaitable[None]] | None = None
 
     @property
     def capacity(self) -> int:
@@ -411,6 +414,19 @@ class AnalysisDesk:
             return  # stopped: the claim went to another node
         if not await self.db.finish_analysis(job.mid, self.node, self.clock.now(), result):
             log.warning("analysis of %s: the claim went to another node", job.mid)
+        elif self.stored is not None:
+            await self.stored(job.mid, job.record, result)
+
+    async def in_worker(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn(*args)`` in one of the analysis workers (other CPU work on finished
+        matches, off the event loop and in the idle class like the analyses)."""
+        if self.settings.analysis_workers < 1:
+            raise AnalysisError("analysis_off", 503)
+        self._ensure_started()
+        if self._starting is not None:
+            await asyncio.shield(self._starting)
+        assert self._pool is not None
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     async def _watch(self, job: Job, board: Any, slot: int, workers: int) -> None:
         """Read the worker's progress once a second and write it when it moved; also keep

@@ -26,6 +26,11 @@ class Tables:
     players: sa.Table
     members: sa.Table
     analyses: sa.Table
+    puzzles: sa.Table
+    puzzle_sources: sa.Table
+    puzzle_days: sa.Table
+    puzzle_players: sa.Table
+    puzzle_tries: sa.Table
 
 
 def make_tables(prefix: str = "") -> Tables:
@@ -124,4 +129,82 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("updated_at", sa.Float, nullable=False),
         sa.Column("result", sa.Text, nullable=True),
     )
-    return Tables(meta, profiles, tokens, lobbies, matches, log, players, members, analyses)
+    puzzles, sources, days, solvers, tries = puzzle_tables(meta, prefix)
+    return Tables(
+        meta,
+        profiles,
+        tokens,
+        lobbies,
+        matches,
+        log,
+        players,
+        members,
+        analyses,
+        puzzles,
+        sources,
+        days,
+        solvers,
+        tries,
+    )
+
+
+def puzzle_tables(
+    meta: sa.MetaData, prefix: str
+) -> tuple[sa.Table, sa.Table, sa.Table, sa.Table, sa.Table]:
+    """The puzzles' tables (docs/puzzles.md, migration 0009)."""
+    # One row per puzzle: the document (position, options, best move) and its Elo.
+    puzzles = sa.Table(
+        f"{prefix}puzzles",
+        meta,
+        sa.Column("id", sa.String(80), primary_key=True),
+        sa.Column("match_id", sa.String(40), nullable=False, index=True),
+        sa.Column("round_no", sa.Integer, nullable=False),
+        sa.Column("move_no", sa.Integer, nullable=False),
+        sa.Column("seat", sa.Integer, nullable=False),
+        # the player who made the Patzer (their "Deine Fehler" set); NULL: unknown
+        sa.Column("profile_id", sa.String(40), nullable=True, index=True),
+        sa.Column("rating", sa.Float, nullable=False),
+        sa.Column("tries", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("solved", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("created_at", sa.Float, nullable=False),
+        sa.Column("doc", sa.Text, nullable=False),
+    )
+    # One row per match whose puzzles were built (once: the key), with the counts.
+    sources = sa.Table(
+        f"{prefix}puzzle_sources",
+        meta,
+        sa.Column("match_id", sa.String(40), primary_key=True),
+        sa.Column("candidates", sa.Integer, nullable=False),
+        sa.Column("passed", sa.Integer, nullable=False),
+        sa.Column("built_at", sa.Float, nullable=False),
+    )
+    # The puzzle of each day (UTC), chosen once by whichever node asks first.
+    days = sa.Table(
+        f"{prefix}puzzle_days",
+        meta,
+        sa.Column("day", sa.String(10), primary_key=True),
+        sa.Column("puzzle_id", sa.String(80), nullable=False),
+    )
+    # An account's puzzle rating and daily streak.
+    solvers = sa.Table(
+        f"{prefix}puzzle_players",
+        meta,
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("rating", sa.Float, nullable=False),
+        sa.Column("streak", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("best_streak", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("last_day", sa.String(10), nullable=True),
+        sa.Column("tries", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("solved", sa.Integer, nullable=False, server_default="0"),
+    )
+    # An account's first answer to a puzzle: only that one counts.
+    tries = sa.Table(
+        f"{prefix}puzzle_tries",
+        meta,
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("puzzle_id", sa.String(80), primary_key=True),
+        sa.Column("answer", sa.String(16), nullable=False),
+        sa.Column("correct", sa.Boolean, nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+    )
+    return puzzles, sources, days, solvers, tries

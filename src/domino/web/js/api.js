@@ -89,3 +89,8 @@ export function followAnalysis(matchId, on) {
     clearTimeout(timer);
   };
 }
+
+// Puzzles (docs/puzzles.md).
+const pz = (id) => `/puzzles/${encodeURIComponent(id)}`;
+export const puzzleGet = (id) => api(pz(id));
+export const puzzleAnswer = (id, move) => post(`${pz(id)}/answer`, { move });

@@ -55,6 +55,21 @@ async function renderReplay(r) {
   app.replay = new mod.ReplayView(host, { matchId: r.arg, round, move, hooks: { toast }, profileId: app.profile?.id ?? null });
 }
 
+/** Puzzles (#/puzzles..., #/puzzle/ID): for anyone, loaded on demand. */
+async function renderPuzzles(r) {
+  app.puzzles?.destroy();
+  let mod;
+  try {
+    mod = await import("./puzzles.js");
+  } catch (e) {
+    return toast(errorText(e));
+  }
+  if (route().name !== r.name) return; // another render came first
+  const host = h("main.screen.puzzles", { "data-testid": "puzzles" });
+  clear(app.root).append(header(), host);
+  app.puzzles = new mod.PuzzleView(host, r, { toast, errorText });
+}
+
 let tableModule = null;
 function loadTable() {
   tableModule ??= import("./table.js").catch((err) => {
@@ -88,6 +103,12 @@ async function render() {
     await renderReplay(r);
     return;
   }
+  if (r.name === "puzzles" || r.name === "puzzle") {
+    await renderPuzzles(r);
+    return;
+  }
+  app.puzzles?.destroy();
+  app.puzzles = null;
   if (!getToken()) {
     clear(app.root).append(header(), startScreen());
     return;

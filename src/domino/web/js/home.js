@@ -58,6 +58,7 @@ export function homeScreen() {
       } },
         codeIn, h("button", { type: "submit" }, t("home.join"))),
       codeErr,
+      h("p.puzzle-link", {}, h("a.button", { href: "#/puzzles", "data-testid": "home-puzzles" }, t("start.puzzles")), " ", h("span.muted", {}, t("start.puzzles_hint"))),
     ),
     h("section.card", {}, h("h2", {}, t("home.open_lobbies")), h("ul.list", { id: "open-list" }, openList)),
     h("section.card", {}, h("h2", {}, t("home.running")), h("ul.list", { id: "running-list" }, running)),

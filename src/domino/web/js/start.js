@@ -71,6 +71,7 @@ export function startScreen() {
     h("h1", {}, t("ui.title")),
     h("p.tagline", {}, t("ui.tagline")),
     h("ul.facts", {}, h("li", {}, t("start.fact_players")), h("li", {}, t("start.fact_bots")), h("li", {}, t("start.fact_free"))),
+    h("p.puzzle-link", {}, h("a.button", { href: "#/puzzles", "data-testid": "start-puzzles" }, t("start.puzzles")), " ", h("span.muted", {}, t("start.puzzles_hint"))),
   );
   return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), acc, err));
 }
