@@ -25,7 +25,7 @@ def test_the_first_round_is_a_real_deal_played_move_by_move() -> None:
         assert state.turn == seat and move in state.legal_moves(), (seat, text)
         if seat == 0:
             kinds.add("both_ends" if _fits_both(state, move) else move.kind)
-            if move.is_play and move.tile.is_double:
+            if move.tile is not None and move.tile.is_double:
                 kinds.add("double")
             if move.kind == "pass":
                 assert not state.lager  # passing only with the Lager empty
@@ -37,7 +37,7 @@ def test_the_first_round_is_a_real_deal_played_move_by_move() -> None:
 
 
 def _fits_both(state: RoundState, move: Move) -> bool:
-    if not move.is_play:
+    if move.tile is None:
         return False
     other = Move.play(move.tile, "L" if move.end == "R" else "R")
     return other in state.legal_moves()
