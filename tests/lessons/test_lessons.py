@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
 from domino.analysis.judge import judge
-from domino.i18n import CATALOGUES
+from domino.i18n import CATALOGUES, LESSON_PREFIXES, client_catalogue, tr
 from domino.lessons import build, first, tips
 from domino.rules import Move, RoundState, view
 
@@ -75,3 +76,27 @@ def test_every_tip_is_a_position_where_meister_agrees_with_the_tip(tip: tips.Tip
     verdict = judge(v, Move.parse(tip.answer), tips.SAMPLES, random.Random(f"again-{tip.key}"))
     assert str(verdict.best) == tip.answer
     assert verdict.options[0][1] - verdict.options[1][1] >= 1.0
+
+
+def test_the_sentences_come_with_the_lessons_not_with_every_page() -> None:
+    # A first visit loads the catalogue; the lessons' sentences load with the lessons.
+    data = json.loads(build.OUT.read_text(encoding="utf-8"))
+    for lang in CATALOGUES:
+        served = client_catalogue(lang)
+        assert served is not None
+        assert not [k for k in served["messages"] if k.startswith(LESSON_PREFIXES)]
+        lazy = {k for k in CATALOGUES[lang] if k.startswith(LESSON_PREFIXES)}
+        assert set(data["texts"][lang]) == lazy
+    said = {f["say"] for f in data["first"]["frames"] if f["say"]}
+    assert said | {data["first"]["opening"], data["first"]["end"]} <= set(data["texts"]["de"])
+
+
+@pytest.mark.parametrize("tip", tips.TIPS, ids=[t.key for t in tips.TIPS])
+def test_every_tip_asks_about_the_moves_the_position_offers(tip: tips.Tip) -> None:
+    # The question names tiles: each one the player can play there, the answer's among them.
+    state = tips.position(tip)
+    playable = {str(m.tile) for m in state.legal_moves() if m.tile is not None}
+    for lang in CATALOGUES:
+        named = set(re.findall(r"\d\|\d", tr(lang, f"lesson.tip.{tip.key}.question")))
+        assert named and named <= playable, (lang, named, playable)
+        assert tip.answer.split()[0] in named

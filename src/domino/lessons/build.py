@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from domino.analysis.judge import judge
+from domino.i18n import LANGS, lesson_texts
 from domino.rules import Move, RoundState, view
 
 from . import first, tips
@@ -72,8 +73,13 @@ def tip(lesson: tips.Tip, samples: int = tips.SAMPLES) -> dict[str, Any]:
 
 
 def lessons(samples: int = tips.SAMPLES) -> dict[str, Any]:
-    """Everything ``web/lessons.json`` holds."""
-    return {"first": first_round(), "tips": [tip(t, samples) for t in tips.TIPS]}
+    """Everything ``web/lessons.json`` holds: the lessons and their sentences (the catalogue's
+    ``lesson.first.*`` and ``lesson.tip.*``, which the page's own catalogue leaves out)."""
+    return {
+        "first": first_round(),
+        "tips": [tip(t, samples) for t in tips.TIPS],
+        "texts": {lang: lesson_texts(lang) for lang in LANGS},
+    }
 
 
 def text(data: dict[str, Any]) -> str:

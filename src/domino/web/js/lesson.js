@@ -8,7 +8,7 @@
 // moveFocus, as on the table).
 
 import { h, clear } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, lang, fill } from "./i18n.js";
 import { Board, handsElement } from "./board.js";
 import { tileSvg } from "./tiles.js";
 import { UNIT } from "./snake.js";
@@ -17,11 +17,16 @@ const SEEN = "domino.lesson";
 const BOT_PLAY_MS = 650;
 const BOT_DRAW_MS = 260;
 
+// The lessons' sentences come with the lessons (domino.i18n.LESSON_PREFIXES), not with the
+// catalogue every page loads; `say` reads them, other keys from the catalogue.
+let texts = {};
+const say = (key, params = {}) => (key in texts ? fill(texts[key], params) : t(key, params));
+
 let dataPromise = null;
 function lessons() {
   dataPromise ??= fetch("/lessons.json").then((r) => {
     if (!r.ok) throw new Error(String(r.status));
-    return r.json();
+    return r.json().then((d) => ((texts = d.texts[lang()] || d.texts.de), d));
   });
   dataPromise.catch(() => (dataPromise = null));
   return dataPromise;
@@ -138,8 +143,8 @@ export class LessonView {
     const f = this.frame;
     this.selected = null;
     this.root.dataset.step = String(this.idx); // read by the browser tests
-    if (f?.say) this.sayEl.textContent = t(f.say);
-    this.noteEl.textContent = this.idx === 0 ? t(this.data.opening) : "";
+    if (f?.say) this.sayEl.textContent = say(f.say);
+    this.noteEl.textContent = this.idx === 0 ? say(this.data.opening) : "";
     this.render();
     if (!f) return this.finish();
     if (f.seat !== 0) {
@@ -212,7 +217,7 @@ export class LessonView {
     this.inputs += 1;
     if (move !== this.frame.move) {
       this.selected = null;
-      this.sayEl.textContent = `${t(this.frame.say)} ${t("lesson.wrong")}`;
+      this.sayEl.textContent = `${say(this.frame.say)} ${t("lesson.wrong")}`;
       this.renderBoard();
       this.renderDock();
       return false;
@@ -286,7 +291,7 @@ export class LessonView {
     markSeen();
     const r = this.view.result;
     const [a, b] = [pips(r.hands[1]), pips(r.hands[2])];
-    this.sayEl.textContent = t(this.data.end, { a, b, points: r.points[0] });
+    this.sayEl.textContent = say(this.data.end, { a, b, points: r.points[0] });
     this.root.dataset.done = "1";
     this.root.dataset.inputs = String(this.inputs);
     this.root.dataset.ms = String(Math.round(performance.now() - this.startedAt));
@@ -348,7 +353,7 @@ export class TipsView {
     clear(this.root).append(
       h("div.lesson-top", {}, h("h1", {}, t("lesson.tips_title")), h("button.lesson-skip", { type: "button", onclick: () => this.hooks.home() }, t("lesson.home"))),
       h("p.muted", {}, t("lesson.tip_of", { i: this.i + 1, n: this.tips.length })),
-      h("h2", {}, t(`lesson.tip.${tip.key}.title`)),
+      h("h2", {}, say(`lesson.tip.${tip.key}.title`)),
       h(
         "div.lesson-seats",
         {},
@@ -358,7 +363,7 @@ export class TipsView {
       ),
       part.el,
       h("div.lesson-reveal", {}, h("span", {}, t("lesson.hand")), handsElement(v.hand)),
-      h("p.lesson-say", { "data-testid": "tip-question" }, t(`lesson.tip.${tip.key}.question`)),
+      h("p.lesson-say", { "data-testid": "tip-question" }, say(`lesson.tip.${tip.key}.question`)),
       this.choicesEl,
       this.answerEl,
     );
@@ -379,7 +384,7 @@ export class TipsView {
       : h("button.primary", { type: "button", "data-testid": "tip-next", onclick: () => ((this.i += 1), this.show()) }, t("lesson.tip_next"));
     clear(this.answerEl).append(
       h("p", {}, h("strong", {}, move === tip.answer ? t("lesson.tip_right") : t("lesson.tip_other")), " ", t("lesson.tip_answer", { move: moveText(tip.answer) })),
-      h("p", {}, t(`lesson.tip.${tip.key}.reason`)),
+      h("p", {}, say(`lesson.tip.${tip.key}.reason`)),
       h("p.muted", {}, t("lesson.tip_values")),
       h("ul.tip-values", {}, tip.options.map(([m, value]) => h("li", {}, `${moveText(m)}: ${value > 0 ? "+" : ""}${value.toFixed(1).replace(".", ",")}`))),
       next,
