@@ -90,9 +90,20 @@ def test_a_fresh_phone_finishes_so_gehts_by_touch(server: str, browser: Any, sho
 
 def test_a_desktop_finishes_so_gehts_by_keys_and_walks_the_tips(server: str, browser: Any) -> None:
     page = new_page(browser, **DESKTOP)
-    page.goto(server + "/#/lesson")
+    page.goto(server + "/")
+    # Reachable from the help on every page.
+    page.get_by_role("button", name="Hilfe").click()
+    page.locator("[data-testid=help-lesson]").click()
+    at_step(page, 0)
     keys = 0
     began = time.monotonic()
+    # Another legal move is explained, and the lesson waits for the scripted one.
+    _, _, hand, _ = MINE[0]
+    page.keyboard.press(str(hand.index("6|3") + 1))
+    page.keyboard.press("l")
+    keys += 2
+    assert tr("de", "lesson.wrong") in page.locator("[data-testid=lesson-say]").inner_text()
+    assert page.locator("main.lesson").get_attribute("data-step") == "0"
     for i, move, hand, both in MINE:
         at_step(page, i)
         if move in ("D", "P"):
@@ -152,4 +163,20 @@ def test_a_controller_finishes_so_gehts(server: str, browser: Any) -> None:
             press(A)
     finish(page)
     print(f"controller: {presses} presses")
+    assert_no_js_errors(page)
+
+
+def test_the_offer_can_be_declined_and_the_link_stays(server: str, browser: Any) -> None:
+    page = new_page(browser, **PHONE)
+    page.goto(server + "/")
+    page.locator("[data-testid=lesson-offer]").get_by_role("button").tap()
+    page.locator("[data-testid=lesson-link]").wait_for()
+    page.reload()
+    page.locator("[data-testid=lesson-link]").wait_for()
+    assert page.locator("[data-testid=lesson-offer]").count() == 0
+    # Skipping the lesson returns to the start page.
+    page.locator("[data-testid=lesson-link]").tap()
+    at_step(page, 0)
+    page.locator("[data-testid=lesson-skip]").tap()
+    page.locator("[data-testid=quick-2]").wait_for()
     assert_no_js_errors(page)

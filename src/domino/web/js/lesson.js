@@ -386,7 +386,7 @@ export class TipsView {
       h("p", {}, h("strong", {}, move === tip.answer ? t("lesson.tip_right") : t("lesson.tip_other")), " ", t("lesson.tip_answer", { move: moveText(tip.answer) })),
       h("p", {}, say(`lesson.tip.${tip.key}.reason`)),
       h("p.muted", {}, t("lesson.tip_values")),
-      h("ul.tip-values", {}, tip.options.map(([m, value]) => h("li", {}, `${moveText(m)}: ${value > 0 ? "+" : ""}${value.toFixed(1).replace(".", ",")}`))),
+      h("ul.tip-values", {}, tip.options.map(([m, value]) => h("li", {}, `${moveText(m)}: ${value.toLocaleString(lang(), { minimumFractionDigits: 1, maximumFractionDigits: 1, signDisplay: "exceptZero" })}`))),
       next,
     );
     next.focus({ preventScroll: true });
