@@ -139,6 +139,7 @@ def test_a_controller_finishes_so_gehts(server: str, browser: Any) -> None:
     page.add_init_script(PAD_STUB)
     page.goto(server + "/#/lesson")
     presses = 0
+    began = time.monotonic()
 
     def press(b: int) -> None:
         nonlocal presses
@@ -162,7 +163,7 @@ def test_a_controller_finishes_so_gehts(server: str, browser: Any) -> None:
         else:
             press(A)
     finish(page)
-    print(f"controller: {presses} presses")
+    print(f"controller: {presses} presses, {time.monotonic() - began:.1f} s")
     assert_no_js_errors(page)
 
 
