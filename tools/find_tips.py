@@ -3,7 +3,8 @@
 Plays seeded three-seat rounds with Profi at every seat; at each of seat 0's turns with two
 or more tiles to play, it asks whether the tip KIND singles out one of them:
 
-- heavy:  the heaviest playable tile (not a double) by at least 5 pips over every other;
+- heavy:  the heaviest playable tile (not a double, fitting one end only) by at least 5
+          pips over every other;
 - keep:   the hand holds a number three times or more, and one play keeps all of them
           while another spends one (pips within 2, so weight does not decide);
 - offer:  an opponent drew or passed at some ends; one play shows such a number at a new
@@ -69,8 +70,11 @@ def pick(kind: str, deal: Deal, moves: list[str], state: RoundState) -> Move | N
         a = max(plays, key=lambda m: pips(m.tile) if m.tile else 0)
         assert a.tile is not None
         rest = [m for m in plays if m.tile != a.tile]
-        if not a.tile.is_double and all(
-            m.tile is not None and pips(a.tile) >= pips(m.tile) + 5 for m in rest
+        once = sum(m.tile == a.tile for m in plays) == 1  # one end: the tile, not the end, decides
+        if (
+            once
+            and not a.tile.is_double
+            and all(m.tile is not None and pips(a.tile) >= pips(m.tile) + 5 for m in rest)
         ):
             return a
     elif kind == "keep":

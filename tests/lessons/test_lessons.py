@@ -54,6 +54,8 @@ def test_every_frame_is_the_engine_s_view_and_every_sentence_exists() -> None:
     frames = data["first"]["frames"]
     state = RoundState.start(first.RULES, first.DEAL)
     for frame in frames:
+        # Seat 0's view only: its own hand, the others' as counts; hands shown at the end only.
+        assert frame["view"]["seat"] == 0 and frame["view"]["result"] is None
         v = view(state, 0).to_dict()
         assert {k: frame["view"][k] for k in v} == v
         state.apply(Move.parse(frame["move"]), frame["seat"])

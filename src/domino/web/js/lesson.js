@@ -58,7 +58,7 @@ class BoardPart {
   render(v, glow = []) {
     const lay = this.board.render(v, this.endsEl.clientWidth || 300, this.endsEl.clientHeight || 200);
     clear(this.endsEl);
-    if (!this.onEnd || !lay.ends || v.result) return;
+    if (!lay.ends || v.result) return;
     const [, , vw] = lay.viewBox;
     const unitPx = (this.endsEl.clientWidth || 300) / (vw / UNIT);
     for (const end of ["L", "R"]) {
@@ -69,7 +69,8 @@ class BoardPart {
       this.endsEl.append(
         h(
           `button.end${glow.includes(end) ? ".glow" : ""}${vertical ? ".vertical" : ""}`,
-          { type: "button", "aria-label": t(`table.end_${end}`, { n: num }), dataset: { end, testid: `lesson-end-${end}` }, style: { left: `${px}%`, top: `${py}%`, "--u": `${unitPx}px` }, onclick: () => this.onEnd(end) },
+          // Without a hand to play (the Tipps) the ends are only labels.
+          { type: "button", disabled: !this.onEnd, tabindex: this.onEnd ? null : "-1", "aria-label": t(`table.end_${end}`, { n: num }), dataset: { end, testid: `lesson-end-${end}` }, style: { left: `${px}%`, top: `${py}%`, "--u": `${unitPx}px` }, onclick: () => this.onEnd?.(end) },
           h("span.end-side", {}, end),
           h("span.end-num", {}, String(num)),
         ),
@@ -194,7 +195,9 @@ export class LessonView {
     (v.hand || []).forEach((tile, i) => {
       const [a, b] = tile.split("|").map(Number);
       const ends = this.fits(tile);
-      const cls = ["tile-btn", ends.length ? "playable" : "", this.myTurn && !ends.length ? "dim" : "", this.selected === tile ? "selected" : ""].filter(Boolean).join(".");
+      // The tile the sentence asks for is marked, for a reader who looks before reading.
+      const asked = this.myTurn && this.frame.move.startsWith(`${tile} `);
+      const cls = ["tile-btn", ends.length ? "playable" : "", this.myTurn && !ends.length ? "dim" : "", this.selected === tile ? "selected" : "", asked ? "hint" : ""].filter(Boolean).join(".");
       this.handEl.append(
         h(
           `button.${cls}`,
@@ -206,8 +209,8 @@ export class LessonView {
     });
     const can = (m) => this.legal().includes(m);
     this.actionsEl.append(
-      h("button.action.draw", { type: "button", disabled: !can("D"), "data-testid": "lesson-draw", onclick: () => this.draw(true), "aria-keyshortcuts": "D" }, t("lesson.draw")),
-      h("button.action.pass", { type: "button", disabled: !can("P"), "data-testid": "lesson-pass", onclick: () => this.pass(true), "aria-keyshortcuts": "P" }, t("lesson.pass")),
+      h(`button.action.draw${this.myTurn && this.frame.move === "D" ? ".hint" : ""}`, { type: "button", disabled: !can("D"), "data-testid": "lesson-draw", onclick: () => this.draw(true), "aria-keyshortcuts": "D" }, t("lesson.draw")),
+      h(`button.action.pass${this.myTurn && this.frame.move === "P" ? ".hint" : ""}`, { type: "button", disabled: !can("P"), "data-testid": "lesson-pass", onclick: () => this.pass(true), "aria-keyshortcuts": "P" }, t("lesson.pass")),
     );
   }
 
