@@ -181,3 +181,15 @@ def test_the_offer_can_be_declined_and_the_link_stays(server: str, browser: Any)
     page.locator("[data-testid=lesson-skip]").tap()
     page.locator("[data-testid=quick-2]").wait_for()
     assert_no_js_errors(page)
+
+
+def test_the_lesson_speaks_the_page_s_language(server: str, browser: Any) -> None:
+    # The lesson's sentences come with lessons.json, in both languages of the catalogue.
+    page = new_page(browser, **DESKTOP)
+    page.add_init_script("localStorage.setItem('domino.lang', 'en')")
+    page.goto(server + "/#/lesson")
+    at_step(page, 0)
+    say = page.locator("[data-testid=lesson-say]")
+    assert say.inner_text() == tr("en", "lesson.first.play_end")
+    assert page.locator(".lesson-note").inner_text() == tr("en", "lesson.first.opening")
+    assert_no_js_errors(page)

@@ -19,14 +19,17 @@ const BOT_DRAW_MS = 260;
 
 // The lessons' sentences come with the lessons (domino.i18n.LESSON_PREFIXES), not with the
 // catalogue every page loads; `say` reads them, other keys from the catalogue.
-let texts = {};
-const say = (key, params = {}) => (key in texts ? fill(texts[key], params) : t(key, params));
+let texts = {}; // by language
+const say = (key, params = {}) => {
+  const mine = texts[lang()] || texts.de || {};
+  return key in mine ? fill(mine[key], params) : t(key, params);
+};
 
 let dataPromise = null;
 function lessons() {
   dataPromise ??= fetch("/lessons.json").then((r) => {
     if (!r.ok) throw new Error(String(r.status));
-    return r.json().then((d) => ((texts = d.texts[lang()] || d.texts.de), d));
+    return r.json().then((d) => ((texts = d.texts), d));
   });
   dataPromise.catch(() => (dataPromise = null));
   return dataPromise;
