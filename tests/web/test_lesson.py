@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from test_gamepad import LB, PAD_STUB, RB, RIGHT, A, X, Y
-from webplay import assert_no_js_errors, new_page
+from webplay import assert_no_js_errors, new_page, sign_in_as_guest
 
 from domino.i18n import tr
 from domino.lessons.build import first_round
@@ -192,4 +192,25 @@ def test_the_lesson_speaks_the_page_s_language(server: str, browser: Any) -> Non
     say = page.locator("[data-testid=lesson-say]")
     assert say.inner_text() == tr("en", "lesson.first.play_end")
     assert page.locator(".lesson-note").inner_text() == tr("en", "lesson.first.opening")
+    assert_no_js_errors(page)
+
+
+def test_a_signed_in_player_opens_it_from_home_and_it_keeps_its_place(
+    server: str, browser: Any
+) -> None:
+    page = new_page(browser, **DESKTOP)
+    sign_in_as_guest(page, server, "Lernende")
+    page.get_by_test_id("home-lesson").click()
+    at_step(page, 0)
+    page.keyboard.press(str(MINE[0][2].index("6|2") + 1))
+    page.keyboard.press("r")
+    # The bots' moves play on; a render of the page (as the live connection's messages ask
+    # for) does not start the lesson anew.
+    i, _move, _hand, _both = MINE[1]
+    at_step(page, i)
+    page.evaluate("window.__lessonHost = document.querySelector('main.lesson')")
+    page.evaluate("window.dispatchEvent(new HashChangeEvent('hashchange'))")
+    page.evaluate("new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)))")
+    assert page.evaluate("window.__lessonHost.isConnected")
+    assert page.locator("main.lesson").get_attribute("data-step") == str(i)
     assert_no_js_errors(page)
