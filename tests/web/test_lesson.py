@@ -104,6 +104,11 @@ def test_a_desktop_finishes_so_gehts_by_keys_and_walks_the_tips(server: str, bro
     keys += 2
     assert tr("de", "lesson.wrong") in page.locator("[data-testid=lesson-say]").inner_text()
     assert page.locator("main.lesson").get_attribute("data-step") == "0"
+    # A tile that fits no end is said to, and nothing moves.
+    page.keyboard.press(str(hand.index("2|2") + 1))
+    keys += 1
+    assert tr("de", "table.not_fitting") in page.locator("[data-testid=lesson-say]").inner_text()
+    assert page.locator("main.lesson").get_attribute("data-step") == "0"
     for i, move, hand, both in MINE:
         at_step(page, i)
         if move in ("D", "P"):

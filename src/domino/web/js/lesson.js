@@ -90,10 +90,10 @@ export class LessonView {
     this.idx = 0;
     this.selected = null;
     this.timer = 0;
-    this.inputs = 0; // the player's taps, clicks, keys and buttons that acted (the tests read it)
+    this.inputs = 0; // the player's taps, clicks, keys and buttons on the lesson (the tests read it)
     this.startedAt = performance.now();
     this.sheet = null;
-    this.part = new BoardPart((end) => this.onEnd(end));
+    this.part = new BoardPart((end) => (this.inputs++, this.onEnd(end)));
     this.sayEl = h("p.lesson-say", { role: "status", "data-testid": "lesson-say" });
     this.noteEl = h("p.lesson-note.muted");
     this.seatsEl = h("div.lesson-seats");
@@ -204,7 +204,7 @@ export class LessonView {
       this.handEl.append(
         h(
           `button.${cls}`,
-          { type: "button", "aria-label": t("table.tile", { tile }), "aria-pressed": this.selected === tile ? "true" : "false", dataset: { tile, testid: `lesson-tile-${tile}` }, onclick: () => this.activate(tile, true) },
+          { type: "button", "aria-label": t("table.tile", { tile }), "aria-pressed": this.selected === tile ? "true" : "false", dataset: { tile, testid: `lesson-tile-${tile}` }, onclick: () => (this.inputs++, this.activate(tile)) },
           h("span.tile-art", { html: tileSvg(a, b) }),
           h("span.key-hint", { "aria-hidden": "true" }, i < 9 ? String(i + 1) : ""),
         ),
@@ -212,15 +212,18 @@ export class LessonView {
     });
     const can = (m) => this.legal().includes(m);
     this.actionsEl.append(
-      h(`button.action.draw${this.myTurn && this.frame.move === "D" ? ".hint" : ""}`, { type: "button", disabled: !can("D"), "data-testid": "lesson-draw", onclick: () => this.draw(true), "aria-keyshortcuts": "D" }, t("lesson.draw")),
-      h(`button.action.pass${this.myTurn && this.frame.move === "P" ? ".hint" : ""}`, { type: "button", disabled: !can("P"), "data-testid": "lesson-pass", onclick: () => this.pass(true), "aria-keyshortcuts": "P" }, t("lesson.pass")),
+      h(`button.action.draw${this.myTurn && this.frame.move === "D" ? ".hint" : ""}`, { type: "button", disabled: !can("D"), "data-testid": "lesson-draw", onclick: () => this.draw(), "aria-keyshortcuts": "D" }, t("lesson.draw")),
+      h(`button.action.pass${this.myTurn && this.frame.move === "P" ? ".hint" : ""}`, { type: "button", disabled: !can("P"), "data-testid": "lesson-pass", onclick: () => this.pass(), "aria-keyshortcuts": "P" }, t("lesson.pass")),
     );
   }
 
   /** The player's move: the scripted one goes on, another legal one is explained. */
   tryMove(move) {
     if (!this.myTurn) return false;
-    this.inputs += 1;
+    if (!this.legal().includes(move)) {
+      this.sayEl.textContent = `${say(this.frame.say)} ${t("table.not_fitting_end")}`;
+      return false;
+    }
     if (move !== this.frame.move) {
       this.selected = null;
       this.sayEl.textContent = `${say(this.frame.say)} ${t("lesson.wrong")}`;
@@ -232,12 +235,11 @@ export class LessonView {
     return true;
   }
 
-  activate(tile, counted = false) {
+  activate(tile) {
     if (!this.myTurn) return;
     const ends = this.fits(tile);
     if (ends.length === 1) return this.tryMove(`${tile} ${ends[0]}`);
-    if (!ends.length) return;
-    if (counted) this.inputs += 1;
+    if (!ends.length) return void (this.sayEl.textContent = `${say(this.frame.say)} ${t("table.not_fitting")}`);
     this.selected = tile;
     this.renderBoard();
     this.renderDock();
@@ -256,12 +258,13 @@ export class LessonView {
   selectIndex(i) {
     const tile = (this.view?.hand || [])[i];
     if (tile) {
-      if (this.fits(tile).length > 1) this.inputs += 1;
+      this.inputs += 1;
       this.activate(tile);
     }
   }
 
   playAt(end) {
+    this.inputs += 1;
     if (this.selected) return this.tryMove(`${this.selected} ${end}`);
     const focused = document.activeElement?.dataset?.tile;
     if (focused) return this.tryMove(`${focused} ${end}`);
@@ -269,10 +272,12 @@ export class LessonView {
   }
 
   draw() {
+    this.inputs += 1;
     if (this.legal().includes("D")) this.tryMove("D");
   }
 
   pass() {
+    this.inputs += 1;
     if (this.legal().includes("P")) this.tryMove("P");
   }
 
