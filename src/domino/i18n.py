@@ -141,6 +141,16 @@ def trn(lang: str, key: str, n: int, **params: Any) -> str:
     return _fill(_lookup(lang, key, n), {**params, "n": n})
 
 
+#: Keys the browser gets with the lessons (``web/lessons.json``, domino.lessons), not with
+#: every page's catalogue: a first visit does not load the lessons' sentences.
+LESSON_PREFIXES: Final = ("lesson.first.", "lesson.tip.")
+
+
+def lesson_texts(lang: str) -> dict[str, str]:
+    """The lessons' sentences in ``lang`` (all plain texts), for ``web/lessons.json``."""
+    return {k: str(v) for k, v in _CATS[lang].texts.items() if k.startswith(LESSON_PREFIXES)}
+
+
 def client_catalogue(lang: str) -> dict[str, Any] | None:
     """What ``/api/i18n/{lang}`` serves: the texts and how to pick a plural form.
 
@@ -150,5 +160,9 @@ def client_catalogue(lang: str) -> dict[str, Any] | None:
     cat = _CATS.get(lang)
     if cat is None:
         return None
-    messages = {k: list(v) if isinstance(v, tuple) else v for k, v in cat.texts.items()}
+    messages = {
+        k: list(v) if isinstance(v, tuple) else v
+        for k, v in cat.texts.items()
+        if not k.startswith(LESSON_PREFIXES)
+    }
     return {"lang": lang, "plural": list(cat.categories), "messages": messages}

@@ -70,6 +70,21 @@ async function renderPuzzles(r) {
   app.puzzles = new mod.PuzzleView(host, r, { toast, errorText });
 }
 
+let lessonModule = null;
+/** "So geht's" and the Tipps (#/lesson, #/lesson/tips): for anyone, loaded when first shown. */
+async function renderLesson(r) {
+  lessonModule ??= import("./lesson.js").catch((err) => ((lessonModule = null), Promise.reject(err)));
+  const mod = await lessonModule.catch((e) => toast(errorText(e)));
+  const kind = r.arg === "tips" ? "tips" : "first";
+  if (!mod || route().name !== "lesson" || (app.lesson && app.lessonKind === kind)) return;
+  app.lesson?.destroy();
+  app.lessonKind = kind;
+  const host = h("main.screen.lesson", { "data-testid": r.arg === "tips" ? "tips" : "lesson" });
+  clear(app.root).append(header(), host);
+  const View = r.arg === "tips" ? mod.TipsView : mod.LessonView;
+  app.lesson = new View(host, { home: () => go("#/") });
+}
+
 let tableModule = null;
 function loadTable() {
   tableModule ??= import("./table.js").catch((err) => {
@@ -93,6 +108,14 @@ async function render() {
   if (r.name !== "replay" && app.replay) {
     app.replay.destroy();
     app.replay = null;
+  }
+  if (r.name !== "lesson" && app.lesson) {
+    app.lesson.destroy();
+    app.lesson = null;
+  }
+  if (r.name === "lesson") {
+    await renderLesson(r);
+    return;
   }
   if (r.name === "match" && r.arg && r.rest.length) {
     // A link to a move of a match (#/match/ID/ROUND/MOVE) is the replay's, open to anyone.
@@ -173,8 +196,8 @@ async function main() {
   }
   await loadCatalogue(wanted);
   window.addEventListener("hashchange", () => render());
-  bindKeys(() => app.table, closeOverlay, () => app.replay);
-  startGamepad(() => app.table, closeOverlay, () => app.replay);
+  bindKeys(() => app.table || app.lesson, closeOverlay, () => app.replay);
+  startGamepad(() => app.table || app.lesson, closeOverlay, () => app.replay);
   if (getToken()) live.start();
   render();
   document.body.classList.add("ready");

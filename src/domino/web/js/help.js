@@ -12,6 +12,7 @@ export function helpOverlay(close) {
       {},
       h("div.panel-head", {}, h("h2", { id: "help-title" }, t("help.title")), h("button.icon-btn", { type: "button", onclick: close, "aria-label": t("ui.close") }, "×")),
       h("p", {}, t("help.rules")),
+      h("p.row", {}, h("a.button", { href: "#/lesson", "data-testid": "help-lesson", onclick: close }, t("lesson.title")), h("a.button", { href: "#/lesson/tips", onclick: close }, t("lesson.tips_title"))),
       h("h3", {}, t("help.controls")),
       h("ul.help-list", {}, ["help.mouse", "help.keys", "help.touch", "help.pad"].map((k) => h("li", {}, t(k)))),
       h("button.primary", { type: "button", onclick: close }, t("ui.close")),

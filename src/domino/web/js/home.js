@@ -48,6 +48,7 @@ export function homeScreen() {
       "section.card.welcome",
       {},
       h("h1", {}, t("home.hello", { name: p?.name ?? "" })),
+      h("p.row", {}, h("a.button", { href: "#/lesson", "data-testid": "home-lesson" }, t("lesson.title")), h("a.button", { href: "#/lesson/tips" }, t("lesson.tips_title"))),
       app.lobby ? h("p", {}, h("a.button.primary", { href: `#/lobby/${app.lobby.lobby.code}` }, t("home.back_to_lobby", { code: app.lobby.lobby.code }))) : null,
       h("div.row", {}, h("label", { for: "new-seats" }, t("lobby.seat_count")), seatsSel,
         h("button.primary", { type: "button", "data-testid": "create-lobby", dataset: { focusKey: "create" }, onclick: () => send({ type: "create_lobby", seats: Number(seatsSel.value) }) }, t("home.create"))),

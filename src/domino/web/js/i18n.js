@@ -45,7 +45,7 @@ function form(forms, n) {
   return forms[i >= 0 && i < forms.length ? i : forms.length - 1];
 }
 
-function fill(text, params) {
+export function fill(text, params) {
   return text.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }
 

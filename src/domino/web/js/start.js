@@ -18,6 +18,21 @@ function proposedName() {
   return app.guestName;
 }
 
+/** "So geht's": offered until taken or declined once (lesson.js marks it seen), then a link. */
+function lessonOffer() {
+  let seen = true;
+  try {
+    seen = !!localStorage.getItem("domino.lesson");
+  } catch {
+    /* no storage: the link only */
+  }
+  const link = h("a.button.lesson-link", { href: "#/lesson", "data-testid": "lesson-link" }, t("lesson.title"));
+  if (seen) return link;
+  const offer = h("div.lesson-offer", { role: "note", "data-testid": "lesson-offer" }, h("p", {}, t("lesson.offer")), h("div.row", {}, h("a.button.primary", { href: "#/lesson" }, t("lesson.start")),
+    h("button", { type: "button", onclick: () => { try { localStorage.setItem("domino.lesson", "1"); } catch { /* ignore */ } offer.replaceWith(link); } }, t("lesson.offer_no"))));
+  return offer;
+}
+
 export function startScreen() {
   const err = h("p.error", { role: "alert" });
   // One name field for both ways in (a quick game, or signing in as a guest first).
@@ -72,6 +87,7 @@ export function startScreen() {
     h("p.tagline", {}, t("ui.tagline")),
     h("ul.facts", {}, h("li", {}, t("start.fact_players")), h("li", {}, t("start.fact_bots")), h("li", {}, t("start.fact_free"))),
     h("p.puzzle-link", {}, h("a.button", { href: "#/puzzles", "data-testid": "start-puzzles" }, t("start.puzzles")), " ", h("span.muted", {}, t("start.puzzles_hint"))),
+    lessonOffer(),
   );
   return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), acc, err));
 }
