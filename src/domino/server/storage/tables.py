@@ -26,6 +26,8 @@ class Tables:
     players: sa.Table
     members: sa.Table
     analyses: sa.Table
+    ratings: sa.Table
+    rating_history: sa.Table
 
 
 def make_tables(prefix: str = "") -> Tables:
@@ -88,6 +90,9 @@ def make_tables(prefix: str = "") -> Tables:
         # refused unless it carries the current one (see Database.append).
         sa.Column("fence", sa.BigInteger, nullable=False, server_default="0"),
         sa.Column("owner", sa.String(64), nullable=True),
+        # A rated match (matchmaking, or a lobby marked *gewertet* when it started): its
+        # end updates the players' ratings (storage/ratings.py).
+        sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
     )
     log = sa.Table(
         f"{prefix}match_log",
@@ -124,4 +129,49 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("updated_at", sa.Float, nullable=False),
         sa.Column("result", sa.Text, nullable=True),
     )
-    return Tables(meta, profiles, tokens, lobbies, matches, log, players, members, analyses)
+    # One row per account and pool it was rated in (domino.ratings): the library's mu and
+    # sigma, the shown rating, and what the leaderboard filters on. The index answers the
+    # leaderboard in rating order (and counts a place) without sorting every profile.
+    ratings = sa.Table(
+        f"{prefix}ratings",
+        meta,
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("pool", sa.String(8), primary_key=True),
+        sa.Column("mu", sa.Float, nullable=False),
+        sa.Column("sigma", sa.Float, nullable=False),
+        sa.Column("rating", sa.Integer, nullable=False),
+        sa.Column("matches", sa.Integer, nullable=False),
+        sa.Column("wins", sa.Integer, nullable=False),
+        sa.Column("last_at", sa.Float, nullable=False),
+        sa.Index(f"{prefix}ix_ratings_board", "pool", "rating", "profile_id", "matches", "last_at"),
+    )
+    # One row per rated account and rated match: the change shown at the end, the chart
+    # and the statistics per mode. The key stores a match's update at most once.
+    rating_history = sa.Table(
+        f"{prefix}rating_history",
+        meta,
+        sa.Column("match_id", sa.String(40), primary_key=True),
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("pool", sa.String(8), nullable=False),
+        sa.Column("mode", sa.String(32), nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.Column("place", sa.Integer, nullable=False),
+        sa.Column("won", sa.Boolean, nullable=False),
+        sa.Column("before", sa.Integer, nullable=False),
+        sa.Column("after", sa.Integer, nullable=False),
+        sa.Column("matches", sa.Integer, nullable=False),
+        sa.Index(f"{prefix}ix_rating_history_profile", "profile_id", "pool", "at"),
+    )
+    return Tables(
+        meta,
+        profiles,
+        tokens,
+        lobbies,
+        matches,
+        log,
+        players,
+        members,
+        analyses,
+        ratings,
+        rating_history,
+    )
