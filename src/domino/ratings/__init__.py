@@ -59,10 +59,10 @@ BOT_SIGMA: Final = 1.0
 #: ``tools/calibrate_bots.py``): Fortgeschritten, the stand-in's level, is the anchor
 #: at the start rating, the others by the gap openskill predicts for their win rate.
 BOT_RATINGS: Final[dict[str, float]] = {
-    "anfaenger": 1274.0,
+    "anfaenger": 1281.0,
     "fortgeschritten": 1500.0,
-    "profi": 1696.0,
-    "meister": 1959.0,
+    "profi": 1697.0,
+    "meister": 1933.0,
 }
 
 #: The library's model with its defaults (mu 25, sigma 25/3, beta 25/6, tau 25/300).
