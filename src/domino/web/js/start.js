@@ -72,5 +72,5 @@ export function startScreen() {
     h("p.tagline", {}, t("ui.tagline")),
     h("ul.facts", {}, h("li", {}, t("start.fact_players")), h("li", {}, t("start.fact_bots")), h("li", {}, t("start.fact_free"))),
   );
-  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), acc, err));
+  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), acc, err), h("p.board-link", {}, h("a", { href: "#/rangliste/2" }, t("board.link"))));
 }
