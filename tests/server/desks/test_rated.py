@@ -81,7 +81,7 @@ def test_the_leaderboard_answers_in_german_when_asked_wrong(h: Harness) -> None:
     bad = h.tc.get("/api/leaderboard/5")
     assert bad.status_code == 404 and bad.json()["error"]["code"] == "bad_pool"
     assert bad.json()["error"]["message"] != "bad_pool"
-    for cursor in ("x", "0_1500_p", "99_abc_p", "5_1500_", "500_1500_p"):
+    for cursor in ("x", "0", "-5", "100", "5_1500_p", "1e3", "٣"):
         r = h.tc.get("/api/leaderboard/2", params={"after": cursor})
         assert r.status_code == 400 and r.json()["error"]["code"] == "bad_cursor", cursor
     empty = h.tc.get("/api/leaderboard/paare").json()

@@ -132,6 +132,8 @@ def old_create_all(conn: Connection, prefix: str) -> None:
     tables.analyses.drop(conn)
     tables.ratings.drop(conn)
     tables.rating_history.drop(conn)
+    tables.board.drop(conn)
+    tables.board_built.drop(conn)
 
 
 async def test_a_database_made_by_create_all_is_stamped_as_the_baseline(empty: Database) -> None:

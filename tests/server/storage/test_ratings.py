@@ -184,18 +184,33 @@ async def test_the_board_lists_the_active_with_ten_matches_in_order(db: Database
             await accounts(db, x["profile_id"])
     async with db.engine.begin() as conn:
         await conn.execute(r.insert(), rows)
-    top = await db.leaderboard("2", now, 100)
+    assert await db.board_page("2", 1, 100) == []  # never built
+    assert await db.build_board("2", now, every=60.0) is True
+    # Built a moment ago: another node asking now finds it done.
+    assert await db.build_board("2", now + 30.0, every=60.0) is False
+    assert await db.board_built("2") == now
+    top = await db.board_page("2", 1, 100)
     ids = [e["profile"] for e in top]
     assert ids == ["p08", "p09", "p06", "p07", "p04", "p05", "p02", "p03", "p00", "p01"]
+    assert [e["place"] for e in top] == list(range(1, 11))
     assert top[0]["name"] == "P08" and top[0]["provisional"] is False
-    page1 = await db.leaderboard("2", now, 4)
-    last = page1[-1]
-    page2 = await db.leaderboard("2", now, 4, (last["rating"], last["profile"]))
-    assert [e["profile"] for e in page1 + page2] == ids[:8]
-    assert await db.board_place("2", now, "p06") == 3
-    assert await db.board_place("2", now, "p10") is None  # inactive
-    assert await db.board_place("2", now, "p11") is None  # nine matches
-    first, around = await db.board_around("2", now, "p04", 2) or (0, [])
-    assert first == 3 and [e["profile"] for e in around] == ["p06", "p07", "p04", "p05", "p02"]
-    first, around = await db.board_around("2", now, "p08", 2) or (0, [])
-    assert first == 1 and [e["profile"] for e in around] == ["p08", "p09", "p06"]
+    page2 = await db.board_page("2", 5, 4)
+    assert [e["profile"] for e in page2] == ids[4:8]
+    assert await db.board_around("2", "p10", 2) == []  # inactive
+    assert await db.board_around("2", "p11", 2) == []  # nine matches
+    around = await db.board_around("2", "p04", 2)
+    assert [(e["place"], e["profile"]) for e in around] == [
+        (3, "p06"),
+        (4, "p07"),
+        (5, "p04"),
+        (6, "p05"),
+        (7, "p02"),
+    ]
+    around = await db.board_around("2", "p08", 2)
+    assert [e["profile"] for e in around] == ["p08", "p09", "p06"]
+    # A change shows once the board is built again.
+    async with db.engine.begin() as conn:
+        await conn.execute(r.update().where(r.c.profile_id == "p00").values(rating=3000))
+    assert (await db.board_page("2", 1, 1))[0]["profile"] == "p08"
+    assert await db.build_board("2", now + 61.0, every=60.0) is True
+    assert (await db.board_page("2", 1, 1))[0]["profile"] == "p00"

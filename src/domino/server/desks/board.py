@@ -25,28 +25,21 @@ BOARD_TOP: Final = 100
 NEIGHBOURS: Final = 2
 
 
-def board_cursor(place: int, rating: int, pid: str) -> str:
-    """The ``after`` cursor that continues the list below this line.
+#: Seconds a built board is answered from before it is built again (the leaderboard lags
+#: the ratings by at most this long).
+BOARD_EVERY: Final = 60.0
 
-    >>> board_cursor(50, 1612, "p_x")
-    '50_1612_p_x'
-    >>> read_board_cursor(board_cursor(50, 1612, "p_x"))
-    (50, 1612, 'p_x')
+
+def read_board_cursor(text: str) -> int:
+    """The last place of the page before (the ``after`` cursor); :class:`QueryError` if
+    unreadable.
+
+    >>> read_board_cursor("50")
+    50
     """
-    return f"{place}_{rating}_{pid}"
-
-
-def read_board_cursor(text: str) -> tuple[int, int, str]:
-    """``(place, rating, profile id)`` of a cursor; :class:`QueryError` if unreadable."""
-    place, _, rest = text.partition("_")
-    rating, _, pid = rest.partition("_")
-    try:
-        values = int(place), int(rating)
-    except ValueError:
-        raise QueryError("bad_cursor", 400) from None
-    if not pid or len(pid) > 40 or not 0 < values[0] < BOARD_TOP or abs(values[1]) > 10**6:
+    if not (text.isascii() and text.isdigit() and len(text) <= 3) or not 0 < int(text) < BOARD_TOP:
         raise QueryError("bad_cursor", 400)
-    return values[0], values[1], pid
+    return int(text)
 
 
 class Board:
@@ -64,30 +57,26 @@ class Board:
 
     async def leaderboard(self, pool: str, after: str | None, me: str | None) -> p.LeaderboardOut:
         """A page of ``pool``'s list (``after``: a cursor of the previous page), and the
-        place of ``me`` (a signed-in asker) with its neighbours when it is listed."""
+        place of ``me`` (a signed-in asker) with its neighbours when it is listed. The
+        board is built first when it is older than :data:`BOARD_EVERY` (one request a
+        minute per pool waits for that; on every node the same build counts)."""
         if pool not in POOLS:
             raise QueryError("bad_pool", 404)
+        first = 1 if after is None else read_board_cursor(after) + 1
         now = self.clock.now()
-        start = 1
-        key: tuple[int, str] | None = None
-        if after is not None:
-            place, rating, pid = read_board_cursor(after)
-            start, key = place + 1, (rating, pid)
-        limit = min(BOARD_PAGE, BOARD_TOP - start + 1)
-        rows = await self.db.leaderboard(pool, now, limit, key)
-        entries = [p.BoardEntryOut(place=start + i, **r) for i, r in enumerate(rows)]
-        last = entries[-1] if entries else None
-        more = last is not None and len(entries) == limit and last.place < BOARD_TOP
+        if await self.db.board_built(pool) <= now - BOARD_EVERY:
+            await self.db.build_board(pool, now, BOARD_EVERY)
+        limit = min(BOARD_PAGE, BOARD_TOP - first + 1)
+        entries = [p.BoardEntryOut(**r) for r in await self.db.board_page(pool, first, limit)]
+        last = entries[-1].place if entries else 0
         mine = None
         if me is not None:
-            around = await self.db.board_around(pool, now, me, NEIGHBOURS)
-            if around is not None:
-                first, lines = around
-                mine = [p.BoardEntryOut(place=first + i, **r) for i, r in enumerate(lines)]
+            around = await self.db.board_around(pool, me, NEIGHBOURS)
+            mine = [p.BoardEntryOut(**r) for r in around] or None
         return p.LeaderboardOut(
             pool=pool,
             entries=entries,
-            next=board_cursor(last.place, last.rating, last.profile) if more and last else None,
+            next=str(last) if len(entries) == limit and last < BOARD_TOP else None,
             me=mine,
             min_matches=BOARD_MIN_MATCHES,
             active_days=ACTIVE_DAYS,

@@ -1,6 +1,9 @@
 """Ratings as rows: the update a rated match's end makes (inside the transaction that
 stores the end, :meth:`.matches.MatchStore.end_match`), and what is read back: pairing
-ratings, a profile's ratings, history and statistics, the leaderboard.
+ratings, a profile's ratings, history and statistics, the leaderboard (read from the
+board as last built: a page, a place and its neighbours are each one range of an index,
+whatever the number of profiles; building it sorts a pool's listed accounts once, at
+most once a minute).
 
 The maths and the rules of what counts are :mod:`domino.ratings`; here only which seat
 is whom. A seat's profile is rated when it is an account; guests and bots take part
@@ -17,6 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from domino.ratings import (
+    PROVISIONAL_MATCHES,
     Entrant,
     Skill,
     bot_skill,
@@ -140,16 +144,6 @@ async def rate_match(
         )
 
 
-def _entry(row: Any) -> dict[str, Any]:
-    return {
-        "profile": row.profile_id,
-        "name": row.name,
-        "rating": row.rating,
-        "matches": row.matches,
-        "provisional": provisional(row.matches),
-    }
-
-
 class RatingStore(Core):
     """The ``ratings`` and ``rating_history`` tables (written by a match's end)."""
 
@@ -233,96 +227,92 @@ class RatingStore(Core):
             }
         return {"pools": pools, "modes": modes}
 
-    def _listed(self, pool: str, now: float) -> Any:
-        r = self.t.ratings
-        return sa.and_(
-            r.c.pool == pool,
-            r.c.matches >= BOARD_MIN_MATCHES,
-            r.c.last_at >= now - ACTIVE_DAYS * DAY,
-        )
+    async def board_built(self, pool: str) -> float:
+        """When ``pool``'s board was last built (0: never)."""
+        b = self.t.board_built
+        async with self.engine.connect() as conn:
+            return float(await conn.scalar(sa.select(b.c.at).where(b.c.pool == pool)) or 0.0)
 
-    def _board_query(self) -> Any:
-        r, p = self.t.ratings, self.t.profiles
-        return sa.select(r.c.profile_id, r.c.rating, r.c.matches, p.c.name).join(
-            p, p.c.id == r.c.profile_id
-        )
+    async def build_board(self, pool: str, now: float, every: float = 0.0) -> bool:
+        """Build ``pool``'s board anew from the ratings: the accounts with at least
+        :data:`BOARD_MIN_MATCHES` rated matches there, active within :data:`ACTIVE_DAYS`,
+        best first (equal ratings by profile id), each with its place. Only when the last
+        build is older than ``every`` seconds; the stamp's update is the claim, so of
+        several nodes asking at once one builds and the others find it done. ``True``:
+        built here."""
+        r, b, built = self.t.ratings, self.t.board, self.t.board_built
+        async with self._write() as conn:
+            claimed = await conn.execute(
+                built.update().where(built.c.pool == pool, built.c.at <= now - every).values(at=now)
+            )
+            if claimed.rowcount == 0:
+                return False
+            await conn.execute(b.delete().where(b.c.pool == pool))
+            place = sa.func.row_number().over(order_by=(r.c.rating.desc(), r.c.profile_id.asc()))
+            listed = sa.select(
+                r.c.pool,
+                place,
+                r.c.profile_id,
+                r.c.rating,
+                r.c.matches,
+                r.c.matches < PROVISIONAL_MATCHES,
+            ).where(
+                r.c.pool == pool,
+                r.c.matches >= BOARD_MIN_MATCHES,
+                r.c.last_at >= now - ACTIVE_DAYS * DAY,
+            )
+            await conn.execute(
+                b.insert().from_select(
+                    ["pool", "place", "profile_id", "rating", "matches", "provisional"], listed
+                )
+            )
+        return True
 
-    async def leaderboard(
-        self, pool: str, now: float, limit: int, after: tuple[int, str] | None = None
-    ) -> list[dict[str, Any]]:
-        """The listed accounts of ``pool`` best first (equal ratings by profile id), at
-        most ``limit``; ``after``: only those below this ``(rating, profile id)`` (the
-        last of a page: the next page). Read in the order of the board's index."""
-        r = self.t.ratings
+    def _lines(self) -> Any:
+        b, p = self.t.board, self.t.profiles
+        return sa.select(
+            b.c.place, b.c.profile_id, b.c.rating, b.c.matches, b.c.provisional, p.c.name
+        ).join(p, p.c.id == b.c.profile_id)
+
+    async def board_page(self, pool: str, first: int, limit: int) -> list[dict[str, Any]]:
+        """The board's lines from place ``first`` on, at most ``limit`` (one range of its
+        primary key)."""
+        b = self.t.board
         q = (
-            self._board_query()
-            .where(self._listed(pool, now))
-            .order_by(r.c.rating.desc(), r.c.profile_id.asc())
-            .limit(limit)
+            self._lines()
+            .where(b.c.pool == pool, b.c.place >= first, b.c.place < first + limit)
+            .order_by(b.c.place)
         )
-        if after is not None:
-            q = q.where(_below(r, *after))
         async with self.engine.connect() as conn:
-            return [_entry(row) for row in await conn.execute(q)]
+            return [_line(row) for row in await conn.execute(q)]
 
-    async def board_place(self, pool: str, now: float, pid: str) -> int | None:
-        """The place of ``pid`` on the board of ``pool`` (``None``: not listed)."""
-        r = self.t.ratings
+    async def board_around(self, pool: str, pid: str, neighbours: int) -> list[dict[str, Any]]:
+        """``pid``'s line with ``neighbours`` lines above and below (empty: not listed)."""
+        b = self.t.board
         async with self.engine.connect() as conn:
-            me = (
-                await conn.execute(
-                    sa.select(r.c.rating).where(self._listed(pool, now), r.c.profile_id == pid)
-                )
-            ).first()
-            if me is None:
-                return None
-            above = await conn.scalar(
-                sa.select(sa.func.count())
-                .select_from(r)
-                .where(self._listed(pool, now), _above(r, me.rating, pid))
+            place = await conn.scalar(
+                sa.select(b.c.place).where(b.c.profile_id == pid, b.c.pool == pool)
             )
-        return int(above or 0) + 1
-
-    async def board_around(
-        self, pool: str, now: float, pid: str, neighbours: int
-    ) -> tuple[int, list[dict[str, Any]]] | None:
-        """``pid``'s place on the board and the entries around it (``neighbours`` above
-        and below, itself included); ``None`` when it is not listed."""
-        place = await self.board_place(pool, now, pid)
-        if place is None:
-            return None
-        r = self.t.ratings
-        async with self.engine.connect() as conn:
-            rating = int(
-                await conn.scalar(
-                    sa.select(r.c.rating).where(r.c.profile_id == pid, r.c.pool == pool)
-                )
-                or 0
-            )
-            up = await conn.execute(
-                self._board_query()
-                .where(self._listed(pool, now), _above(r, rating, pid))
-                .order_by(r.c.rating.asc(), r.c.profile_id.desc())
-                .limit(neighbours)
-            )
-            upper = [_entry(row) for row in up][::-1]
-            down = await conn.execute(
-                self._board_query()
+            if place is None:
+                return []
+            q = (
+                self._lines()
                 .where(
-                    self._listed(pool, now), sa.or_(_below(r, rating, pid), r.c.profile_id == pid)
+                    b.c.pool == pool,
+                    b.c.place >= place - neighbours,
+                    b.c.place <= place + neighbours,
                 )
-                .order_by(r.c.rating.desc(), r.c.profile_id.asc())
-                .limit(neighbours + 1)
+                .order_by(b.c.place)
             )
-            lower = [_entry(row) for row in down]
-        return place - len(upper), upper + lower
+            return [_line(row) for row in await conn.execute(q)]
 
 
-def _above(r: sa.Table, rating: int, pid: str) -> Any:
-    """Board rows before ``(rating, pid)`` in the board's order."""
-    return sa.or_(r.c.rating > rating, sa.and_(r.c.rating == rating, r.c.profile_id < pid))
-
-
-def _below(r: sa.Table, rating: int, pid: str) -> Any:
-    """Board rows after ``(rating, pid)`` in the board's order."""
-    return sa.or_(r.c.rating < rating, sa.and_(r.c.rating == rating, r.c.profile_id > pid))
+def _line(row: Any) -> dict[str, Any]:
+    return {
+        "place": row.place,
+        "profile": row.profile_id,
+        "name": row.name,
+        "rating": row.rating,
+        "matches": row.matches,
+        "provisional": bool(row.provisional),
+    }

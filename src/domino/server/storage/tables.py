@@ -28,6 +28,8 @@ class Tables:
     analyses: sa.Table
     ratings: sa.Table
     rating_history: sa.Table
+    board: sa.Table
+    board_built: sa.Table
 
 
 def make_tables(prefix: str = "") -> Tables:
@@ -130,8 +132,8 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("result", sa.Text, nullable=True),
     )
     # One row per account and pool it was rated in (domino.ratings): the library's mu and
-    # sigma, the shown rating, and what the leaderboard filters on. The index answers the
-    # leaderboard in rating order (and counts a place) without sorting every profile.
+    # sigma, the shown rating, and what the leaderboard filters on. The index reads a pool
+    # in the board's order when the board is built.
     ratings = sa.Table(
         f"{prefix}ratings",
         meta,
@@ -162,6 +164,27 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("matches", sa.Integer, nullable=False),
         sa.Index(f"{prefix}ix_rating_history_profile", "profile_id", "pool", "at"),
     )
+    # The leaderboard as last built (storage/ratings.py, at most once a minute per pool):
+    # the listed accounts with their places, so a page, a place and its neighbours are
+    # each one range of the primary key or one look-up, whatever the number of profiles.
+    board = sa.Table(
+        f"{prefix}rating_board",
+        meta,
+        sa.Column("pool", sa.String(8), primary_key=True),
+        sa.Column("place", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("profile_id", sa.String(40), nullable=False),
+        sa.Column("rating", sa.Integer, nullable=False),
+        sa.Column("matches", sa.Integer, nullable=False),
+        sa.Column("provisional", sa.Boolean, nullable=False),
+        sa.Index(f"{prefix}ix_rating_board_profile", "profile_id", "pool"),
+    )
+    # When each pool's board was built (one row per pool; the update is the claim).
+    board_built = sa.Table(
+        f"{prefix}rating_board_built",
+        meta,
+        sa.Column("pool", sa.String(8), primary_key=True),
+        sa.Column("at", sa.Float, nullable=False),
+    )
     return Tables(
         meta,
         profiles,
@@ -174,4 +197,6 @@ def make_tables(prefix: str = "") -> Tables:
         analyses,
         ratings,
         rating_history,
+        board,
+        board_built,
     )
