@@ -64,7 +64,8 @@ class Board:
             raise QueryError("bad_pool", 404)
         first = 1 if after is None else read_board_cursor(after) + 1
         now = self.clock.now()
-        if await self.db.board_built(pool) <= now - BOARD_EVERY:
+        built = await self.db.board_built(pool)
+        if built == 0 or built <= now - BOARD_EVERY:
             await self.db.build_board(pool, now, BOARD_EVERY)
         limit = min(BOARD_PAGE, BOARD_TOP - first + 1)
         entries = [p.BoardEntryOut(**r) for r in await self.db.board_page(pool, first, limit)]

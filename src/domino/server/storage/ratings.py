@@ -243,7 +243,9 @@ class RatingStore(Core):
         r, b, built = self.t.ratings, self.t.board, self.t.board_built
         async with self._write() as conn:
             claimed = await conn.execute(
-                built.update().where(built.c.pool == pool, built.c.at <= now - every).values(at=now)
+                built.update()
+                .where(built.c.pool == pool, sa.or_(built.c.at == 0, built.c.at <= now - every))
+                .values(at=now)
             )
             if claimed.rowcount == 0:
                 return False
