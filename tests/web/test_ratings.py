@@ -86,9 +86,12 @@ def test_the_rating_change_shows_at_the_end_and_the_leaderboard_lists_them(
     page.goto(server + "/#/profile")
     ratings = page.get_by_test_id("ratings")
     ratings.locator(".rating-chart").wait_for()
+    points = ratings.locator(".rating-chart polyline").get_attribute("points") or ""
+    assert len(points.split()) == 2  # from the start rating to the one match
     shown = ratings.get_by_test_id("rating-2").inner_text()
     assert shown.endswith("?") and shown[:-1] in text
     assert "Blitz" in ratings.locator("table.mode-stats").inner_text()
+    page.screenshot(path=str(shots / "profile-ratings.png"), full_page=True)
 
     # Ben has an account too; both have ten rated matches now (written into the server's
     # database: ten browser matches would only make the test slow).

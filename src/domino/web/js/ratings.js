@@ -39,10 +39,10 @@ function svg(tag, attrs) {
 /** A pool's history as a line (drawn here: no chart service). */
 export function chart(history, label) {
   const [W, H, P] = [320, 120, 8];
-  const vs = history.map((x) => x.rating);
-  const lo = Math.min(...vs, 1500);
-  const span = Math.max(20, Math.max(...vs, 1500) - lo);
-  const x = (i) => P + (vs.length > 1 ? (i * (W - 2 * P)) / (vs.length - 1) : W / 2 - P);
+  const vs = [1500, ...history.map((x) => x.rating)]; // from the start
+  const lo = Math.min(...vs);
+  const span = Math.max(20, Math.max(...vs) - lo);
+  const x = (i) => P + (i * (W - 2 * P)) / (vs.length - 1);
   const y = (v) => H - P - ((v - lo) * (H - 2 * P)) / span;
   const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "rating-chart", role: "img", "aria-label": label, preserveAspectRatio: "none" });
   root.append(svg("line", { x1: P, x2: W - P, y1: y(1500), y2: y(1500) }), svg("polyline", { points: vs.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ") }));
