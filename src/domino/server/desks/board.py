@@ -48,6 +48,9 @@ class Board:
     def __init__(self, settings: Settings, db: Database) -> None:
         self.clock = settings.clock
         self.db = db
+        #: when each pool's board was built, as last seen here: a board only gets newer,
+        #: so until that time plus BOARD_EVERY it need not be asked again
+        self._built: dict[str, float] = {}
 
     async def ratings(self, pid: str) -> p.RatingsOut:
         """A profile's ratings per pool with their history, and its statistics per mode."""
@@ -64,9 +67,12 @@ class Board:
             raise QueryError("bad_pool", 404)
         first = 1 if after is None else read_board_cursor(after) + 1
         now = self.clock.now()
-        built = await self.db.board_built(pool)
-        if built == 0 or built <= now - BOARD_EVERY:
-            await self.db.build_board(pool, now, BOARD_EVERY)
+        if self._built.get(pool, 0.0) <= now - BOARD_EVERY:
+            built = await self.db.board_built(pool)
+            if built == 0 or built <= now - BOARD_EVERY:
+                await self.db.build_board(pool, now, BOARD_EVERY)
+                built = await self.db.board_built(pool)
+            self._built[pool] = built
         limit = min(BOARD_PAGE, BOARD_TOP - first + 1)
         entries = [p.BoardEntryOut(**r) for r in await self.db.board_page(pool, first, limit)]
         last = entries[-1].place if entries else 0

@@ -289,23 +289,20 @@ class RatingStore(Core):
             return [_line(row) for row in await conn.execute(q)]
 
     async def board_around(self, pool: str, pid: str, neighbours: int) -> list[dict[str, Any]]:
-        """``pid``'s line with ``neighbours`` lines above and below (empty: not listed)."""
+        """``pid``'s line with ``neighbours`` lines above and below (empty: not listed), in
+        one statement: its place by the profile's index, then one range of places."""
         b = self.t.board
+        mine = sa.select(b.c.place).where(b.c.profile_id == pid, b.c.pool == pool).scalar_subquery()
+        q = (
+            self._lines()
+            .where(
+                b.c.pool == pool,
+                b.c.place >= mine - neighbours,
+                b.c.place <= mine + neighbours,
+            )
+            .order_by(b.c.place)
+        )
         async with self.engine.connect() as conn:
-            place = await conn.scalar(
-                sa.select(b.c.place).where(b.c.profile_id == pid, b.c.pool == pool)
-            )
-            if place is None:
-                return []
-            q = (
-                self._lines()
-                .where(
-                    b.c.pool == pool,
-                    b.c.place >= place - neighbours,
-                    b.c.place <= place + neighbours,
-                )
-                .order_by(b.c.place)
-            )
             return [_line(row) for row in await conn.execute(q)]
 
 
