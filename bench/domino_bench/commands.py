@@ -1,5 +1,5 @@
-"""``domino bench server``, ``cluster``, ``failover``, ``router``, ``crash`` and ``leaks``
-(docs/performance.md, docs/reliability.md).
+"""``domino bench server``, ``leaderboard``, ``cluster``, ``failover``, ``router``, ``crash``
+and ``leaks`` (docs/performance.md, docs/reliability.md).
 
 The work lives in :mod:`domino_bench`; this module only adds the
 subcommands to ``domino bench``.
@@ -16,6 +16,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         audit,
         bench,
         benchanalysis,
+        benchboard,
         benchcluster,
         benchfailover,
         benchpuzzles,
@@ -25,6 +26,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     bench.register(what)
     benchanalysis.register(what)
+    benchboard.register(what)
     benchcluster.register(what)
     benchfailover.register(what)
     benchpuzzles.register(what)

@@ -202,15 +202,28 @@ SCENARIOS = {
 }
 
 
+#: Scenarios played by accounts in a rated lobby: the ``rating`` frames are audited too.
+RATED = {"klassisch-3", "paare-4"}
+
+
+def account(h: Harness, name: str) -> Client:
+    r = h.tc.post("/api/account", json={"name": name, "password": "geheim123"})
+    assert r.status_code == 201, r.text
+    return h.connect(r.json()["token"], name)
+
+
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_nobody_ever_sees_a_tile_they_may_not_see(tmp_path: Path, name: str) -> None:
     seats, rules, levels, humans, idle = SCENARIOS[name]
     rng = random.Random(name)
     seeds = random.Random(f"{name}/seeds")
     with harness(tmp_path, seeds=lambda: f"{seeds.getrandbits(128):032x}") as h:
-        players = [h.person(f"P{i}") for i in range(humans)]
+        rated = name in RATED
+        players = [(account if rated else Harness.person)(h, f"P{i}") for i in range(humans)]
         spectator = h.person("Zoe")
         lobby = lobby_with_bots(players[0], seats, levels, rules, joiners=tuple(players[1:]))
+        if rated:
+            players[0].request({"type": "set_rated", "rated": True}, "lobby")
         spectator.request({"type": "join_lobby", "code": lobby["code"], "watch": True}, "lobby")
         players[0].request({"type": "start"}, "match_started")
         first = players[0].recv_type("state")
@@ -255,6 +268,11 @@ def test_nobody_ever_sees_a_tile_they_may_not_see(tmp_path: Path, name: str) -> 
             total += check_frames(c.frames, audience[id(c)], truth, row["seed"], mid)
         # Every human and the spectator saw a whole match's worth of states.
         assert total > 2 * len(log) // 3
+        # A rating change reaches each rated player's sockets and nobody else.
+        ratings = {id(c): sum('"type":"rating"' in f for f in c.frames) for c in h.clients}
+        for c in again:
+            assert ratings[id(c)] == (1 if rated else 0)
+        assert ratings[id(watcher)] == ratings[id(spectator)] == 0
         if rules.get("mode") == "zugemauert":
             assert seats * 7 < 28  # leftovers existed and were checked above
 

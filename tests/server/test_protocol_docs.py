@@ -53,6 +53,7 @@ def test_every_error_code_in_the_docs_has_german_text() -> None:
         "quick_game",
         "remove_bot",
         "set_rules",
+        "set_rated",
         "join_lobby",
         "create_lobby",
         "list_lobbies",

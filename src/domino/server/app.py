@@ -278,6 +278,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         page = await service.profile_page(pid[:40], _cut(before), limit)
         return page if page is not None else _error("profile_not_found", 404)
 
+    @app.get("/api/profiles/{pid}/ratings", response_model=p.RatingsOut)
+    async def ratings(pid: str) -> p.RatingsOut:
+        """A profile's rating per pool with its history, and its rated matches' statistics
+        per mode (issue 23)."""
+        return await service.board.ratings(pid[:40])
+
+    @app.get("/api/leaderboard/{pool}", response_model=p.LeaderboardOut)
+    async def leaderboard(
+        pool: str, request: Request, after: str | None = None
+    ) -> p.LeaderboardOut:
+        """*Rangliste*: a page of the pool's list (``2``, ``3``, ``4``, ``paare``), and the
+        signed-in asker's place with its neighbours."""
+        me = await _me(request) if _bearer(request) else None
+        return await service.board.leaderboard(pool[:16], _cut(after), me)
+
     @app.get("/api/lobbies", response_model=p.LobbyListMsg)
     async def lobbies() -> p.LobbyListMsg:
         """Open lobbies and running matches."""

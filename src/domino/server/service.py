@@ -37,6 +37,7 @@ from domino.server.cluster.ownership import Ownership, SingleProcess
 from domino.server.cluster.redisrouter import RedisRouter
 from domino.server.cluster.router import InProcessRouter, Online
 from domino.server.desks.analysis import AnalysisDesk
+from domino.server.desks.board import Board
 from domino.server.desks.connections import Connections
 from domino.server.desks.lobby import CLOSED, Lobby, LobbyError
 from domino.server.desks.lobbydesk import LobbyDesk
@@ -124,6 +125,7 @@ class Service:
         self.lobby_desk = LobbyDesk(settings, self.db, self.router, self.match_desk)
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
         self.queries = Queries(settings, self.db)
+        self.board = Board(settings, self.db)
         self.analyses = AnalysisDesk(settings, self.db, self.node)
         self.puzzles = PuzzleDesk(settings, self.db, self.analyses)
         # /api/health: whether the database answers (a connection of the probe's own).
@@ -307,7 +309,7 @@ class Service:
                     await self.lobby_desk.action(conn, msg)
                 case p.LeaveLobby() | p.AddBot() | p.RemoveBot() | p.SetRules() | p.Start():
                     await self.lobby_desk.action(conn, msg)
-                case p.FillBots() | p.QuickGame():
+                case p.FillBots() | p.QuickGame() | p.SetRated():
                     await self.lobby_desk.action(conn, msg)
                 case p.MoveCmd() | p.Back() | p.LeaveMatch():
                     await matches.command(conn, msg.match, msg, ref)

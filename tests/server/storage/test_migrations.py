@@ -125,7 +125,7 @@ def old_create_all(conn: Connection, prefix: str) -> None:
     today's tables without what revisions after the baseline added."""
     tables = make_tables(prefix)
     tables.meta.create_all(conn)
-    for column in ("fence", "owner"):
+    for column in ("fence", "owner", "rated"):
         conn.execute(sa.text(f'ALTER TABLE "{tables.matches.name}" DROP COLUMN {column}'))
     conn.execute(sa.text(f'ALTER TABLE "{tables.lobbies.name}" DROP COLUMN version'))
     tables.members.drop(conn)
@@ -138,6 +138,10 @@ def old_create_all(conn: Connection, prefix: str) -> None:
         tables.puzzle_tries,
     ):  # 0009
         table.drop(conn)
+    tables.ratings.drop(conn)
+    tables.rating_history.drop(conn)
+    tables.board.drop(conn)
+    tables.board_built.drop(conn)
 
 
 async def test_a_database_made_by_create_all_is_stamped_as_the_baseline(empty: Database) -> None:

@@ -79,6 +79,8 @@ class Lobby:
     status: str = OPEN
     match: str | None = None
     created_at: float = 0.0
+    #: *gewertet*: the matches of this lobby change the players' ratings (issue 23)
+    rated: bool = False
 
     @classmethod
     def create(cls, code: str, host: str, name: str, seats: int, now: float) -> Lobby:
@@ -252,6 +254,12 @@ class Lobby:
         self.rules = rules
         self.seats = seats
 
+    def set_rated(self, actor: str, rated: bool) -> None:
+        """Host: mark the lobby's next matches *gewertet* or not. Like the rules, only
+        while no match runs: a started match keeps what it started with."""
+        self._need_host(actor)
+        self.rated = rated
+
     def _resized(self, n: int) -> list[Occupant | None]:
         # Occupants of dropped seats move to free lower seats, in seat order; bots keep
         # their level and get the name of their new seat.
@@ -307,6 +315,7 @@ class Lobby:
             ],
             match=self.match,
             can_start=self.can_start,
+            rated=self.rated,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -320,6 +329,7 @@ class Lobby:
             "status": self.status,
             "match": self.match,
             "created_at": self.created_at,
+            "rated": self.rated,
         }
 
     @classmethod
@@ -334,6 +344,7 @@ class Lobby:
             status=d["status"],
             match=d["match"],
             created_at=d.get("created_at", 0.0),
+            rated=bool(d.get("rated", False)),
         )
 
 

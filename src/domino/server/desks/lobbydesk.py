@@ -279,6 +279,11 @@ class LobbyDesk(LobbyViews):
                     def change(lobby: Lobby) -> None:
                         lobby.set_rules(me, msg.rules)
 
+                case p.SetRated():
+
+                    def change(lobby: Lobby) -> None:
+                        lobby.set_rated(me, msg.rated)
+
                 case p.LeaveLobby():
 
                     def leave(lobby: Lobby) -> None:

@@ -230,6 +230,7 @@ class MatchDesk(MatchViews):
                 list(table.log),
                 lobby_doc=(lobby.status, lobby.to_dict(), version),
                 joined=joined,
+                rated=lobby.rated,
             )
         except BaseException:
             lobby.status, lobby.match = before
@@ -402,6 +403,8 @@ class MatchDesk(MatchViews):
         finished: its end has been announced (until then a node that takes it over
         announces it)."""
         table = runner.table
+        for pid, change in (await self.db.rating_changes(runner.id)).items():
+            self.router.to_player(pid, p.RatingMsg(match=runner.id, **change))
         rows = await self.db.profiles(runner.finished_players)
         for pid, row in rows.items():
             # Each player's own channel: only that person's sockets, on every node.

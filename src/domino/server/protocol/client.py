@@ -153,6 +153,13 @@ class SetRules(_In):
     rules: RulesPatch
 
 
+class SetRated(_In):
+    """Host: mark the lobby's matches *gewertet* (rated) or not, before a match starts."""
+
+    type: Literal["set_rated"]
+    rated: bool
+
+
 class Start(_In):
     """Host: start the match (every seat taken)."""
 
@@ -236,6 +243,7 @@ ClientMessage = Annotated[
     | FillBots
     | QuickGame
     | SetRules
+    | SetRated
     | Start
     | MoveCmd
     | Back

@@ -91,6 +91,7 @@ class LobbyOut(_Out):
     watchers: list[WatcherOut]
     match: str | None
     can_start: bool
+    rated: bool = False  # *gewertet*: its matches change the players' ratings
 
 
 class YouOut(_Out):
@@ -229,6 +230,18 @@ class ProfileMsg(_Out):
     profile: ProfileOut
 
 
+class RatingMsg(_Out):
+    """A rated match's end: the receiver's rating in the match's pool before and after."""
+
+    type: Literal["rating"] = "rating"
+    match: str
+    pool: Literal["2", "3", "4", "paare"]
+    before: int
+    after: int
+    change: int
+    provisional: bool  # fewer than 10 rated matches in the pool: shown with "?"
+
+
 # -- REST bodies -----------------------------------------------------------------------
 class GuestIn(BaseModel):
     """``POST /api/guest``."""
@@ -268,6 +281,63 @@ class MatchOut(_Out):
     record: Any
 
 
+class RatingPointOut(_Out):
+    """One rated match in a pool's history: the rating after it."""
+
+    at: float
+    rating: int
+    match: str
+
+
+class PoolRatingOut(_Out):
+    """A profile's rating in one pool."""
+
+    rating: int
+    matches: int
+    wins: int
+    provisional: bool
+    history: list[RatingPointOut]
+
+
+class ModeStatsOut(_Out):
+    """A profile's rated matches in one mode."""
+
+    matches: int
+    wins: int
+    average_place: float
+
+
+class RatingsOut(_Out):
+    """``GET /api/profiles/{id}/ratings``: every pool the profile is rated in (guests:
+    none) and the statistics of its rated matches per mode."""
+
+    pools: dict[str, PoolRatingOut]
+    modes: dict[str, ModeStatsOut]
+
+
+class BoardEntryOut(_Out):
+    """One line of the leaderboard."""
+
+    place: int
+    profile: str
+    name: str
+    rating: int
+    matches: int
+    provisional: bool
+
+
+class LeaderboardOut(_Out):
+    """``GET /api/leaderboard/{pool}``: a page of the list (best first), the cursor of the
+    next (``?after=``), and the asker's own place with its neighbours when listed."""
+
+    pool: str
+    entries: list[BoardEntryOut]
+    next: str | None = None
+    me: list[BoardEntryOut] | None = None
+    min_matches: int
+    active_days: int
+
+
 SERVER_MODELS: tuple[type[BaseModel], ...] = (
     WelcomeMsg,
     PongMsg,
@@ -278,6 +348,7 @@ SERVER_MODELS: tuple[type[BaseModel], ...] = (
     MatchStartedMsg,
     EarlierRoundsMsg,
     ProfileMsg,
+    RatingMsg,
 )
 REST_MODELS: tuple[type[BaseModel], ...] = (
     GuestIn,
@@ -285,4 +356,6 @@ REST_MODELS: tuple[type[BaseModel], ...] = (
     AuthOut,
     ProfilePageOut,
     MatchOut,
+    RatingsOut,
+    LeaderboardOut,
 )

@@ -14,7 +14,8 @@ opening, closing). A component that needs one part is typed with that part:
 - :class:`~.matches.MatchStore`: matches, their ends and the profile history;
 - :class:`~.matchlog.MatchLog`: the fenced match log with its group commit;
 - :class:`~.analyses.AnalysisStore`: analyses of finished matches;
-- :class:`~.puzzles.PuzzleStore`: puzzles from them, ratings and streaks.
+- :class:`~.puzzles.PuzzleStore`: puzzles from them, puzzle ratings and streaks;
+- :class:`~.ratings.RatingStore`: ratings, their history and the leaderboard.
 
 The schema is :func:`~.tables.make_tables`; Alembic migrations (:mod:`.schema`) build
 the same tables in a database, and a test holds the two against each other.
@@ -31,12 +32,15 @@ from domino.server.storage.matches import MatchStore
 from domino.server.storage.matchlog import MatchLog
 from domino.server.storage.profiles import ProfileStore
 from domino.server.storage.puzzles import PuzzleStore
+from domino.server.storage.ratings import RatingStore
 from domino.server.storage.tables import make_tables
 
 __all__ = ["Database", "make_tables"]
 
 
-class Database(ProfileStore, LobbyStore, MatchStore, MatchLog, AnalysisStore, PuzzleStore):
+class Database(
+    ProfileStore, LobbyStore, MatchStore, MatchLog, AnalysisStore, PuzzleStore, RatingStore
+):
     """The server's storage; all methods are coroutines on one async engine."""
 
     async def create(self) -> None:

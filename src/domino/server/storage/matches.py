@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from domino.server.storage.engine import Core, dumps
 from domino.server.storage.lobbies import InOtherLobby, LobbyConflict, put_lobby
+from domino.server.storage.ratings import rate_match
 
 __all__ = ["MatchStore", "StoredMatch"]
 
@@ -49,6 +50,7 @@ class MatchStore(Core):
         log: list[dict[str, Any]],
         lobby_doc: tuple[str, dict[str, Any], int | None] | None = None,
         joined: Sequence[str] = (),
+        rated: bool = False,
     ) -> None:
         """Store a new match and the entries its table logged when it was made.
 
@@ -61,7 +63,9 @@ class MatchStore(Core):
         was used or that a member is in another lobby.
         """
         try:
-            await self._create_match(mid, lobby, rules, seats, seed, now, log, lobby_doc, joined)
+            await self._create_match(
+                mid, lobby, rules, seats, seed, now, log, lobby_doc, joined, rated
+            )
         except (IntegrityError, InOtherLobby):
             if lobby_doc is None or lobby_doc[2] is not None:
                 raise
@@ -78,6 +82,7 @@ class MatchStore(Core):
         log: list[dict[str, Any]],
         lobby_doc: tuple[str, dict[str, Any], int | None] | None,
         joined: Sequence[str],
+        rated: bool,
     ) -> None:
         async with self._write() as conn:
             if lobby is not None and lobby_doc is not None:
@@ -92,6 +97,7 @@ class MatchStore(Core):
                     seats=dumps(seats),
                     seed=seed,
                     started_at=now,
+                    rated=rated,
                 )
             )
             if log:
@@ -181,8 +187,9 @@ class MatchStore(Core):
         players: list[dict[str, Any]],
         close: bool = False,
     ) -> bool:
-        """Store a match's end in one transaction: result, record, history rows, XP and
-        stats; ``False`` (nothing changed) when its end is stored already.
+        """Store a match's end in one transaction: result, record, history rows, XP,
+        stats and, for a rated match, the ratings (:func:`.ratings.rate_match`);
+        ``False`` (nothing changed) when its end is stored already.
 
         The match stays ``running`` until its end has been announced
         (:meth:`close_match`; ``close`` does both at once): if its owner dies in
@@ -228,6 +235,8 @@ class MatchStore(Core):
                             won=p.c.won + (1 if pl["won"] else 0),
                         )
                     )
+            # The same transaction: a rating is updated exactly when the end is stored.
+            await rate_match(conn, self.t, mid, now, result, players, not self.is_sqlite)
         return True
 
     async def store_seats(self, mid: str, seats: list[dict[str, Any]]) -> None:

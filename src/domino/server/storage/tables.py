@@ -31,6 +31,10 @@ class Tables:
     puzzle_days: sa.Table
     puzzle_players: sa.Table
     puzzle_tries: sa.Table
+    ratings: sa.Table
+    rating_history: sa.Table
+    board: sa.Table
+    board_built: sa.Table
 
 
 def make_tables(prefix: str = "") -> Tables:
@@ -93,6 +97,9 @@ def make_tables(prefix: str = "") -> Tables:
         # refused unless it carries the current one (see Database.append).
         sa.Column("fence", sa.BigInteger, nullable=False, server_default="0"),
         sa.Column("owner", sa.String(64), nullable=True),
+        # A rated match (matchmaking, or a lobby marked *gewertet* when it started): its
+        # end updates the players' ratings (storage/ratings.py).
+        sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
     )
     log = sa.Table(
         f"{prefix}match_log",
@@ -130,6 +137,60 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("result", sa.Text, nullable=True),
     )
     puzzles, sources, days, solvers, tries = puzzle_tables(meta, prefix)
+    # One row per account and pool it was rated in (domino.ratings): the library's mu and
+    # sigma, the shown rating, and what the leaderboard filters on. The index reads a pool
+    # in the board's order when the board is built.
+    ratings = sa.Table(
+        f"{prefix}ratings",
+        meta,
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("pool", sa.String(8), primary_key=True),
+        sa.Column("mu", sa.Float, nullable=False),
+        sa.Column("sigma", sa.Float, nullable=False),
+        sa.Column("rating", sa.Integer, nullable=False),
+        sa.Column("matches", sa.Integer, nullable=False),
+        sa.Column("wins", sa.Integer, nullable=False),
+        sa.Column("last_at", sa.Float, nullable=False),
+        sa.Index(f"{prefix}ix_ratings_board", "pool", "rating", "profile_id", "matches", "last_at"),
+    )
+    # One row per rated account and rated match: the change shown at the end, the chart
+    # and the statistics per mode. The key stores a match's update at most once.
+    rating_history = sa.Table(
+        f"{prefix}rating_history",
+        meta,
+        sa.Column("match_id", sa.String(40), primary_key=True),
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("pool", sa.String(8), nullable=False),
+        sa.Column("mode", sa.String(32), nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.Column("place", sa.Integer, nullable=False),
+        sa.Column("won", sa.Boolean, nullable=False),
+        sa.Column("before", sa.Integer, nullable=False),
+        sa.Column("after", sa.Integer, nullable=False),
+        sa.Column("matches", sa.Integer, nullable=False),
+        sa.Index(f"{prefix}ix_rating_history_profile", "profile_id", "pool", "at"),
+    )
+    # The leaderboard as last built (storage/ratings.py, at most once a minute per pool):
+    # the listed accounts with their places, so a page, a place and its neighbours are
+    # each one range of the primary key or one look-up, whatever the number of profiles.
+    board = sa.Table(
+        f"{prefix}rating_board",
+        meta,
+        sa.Column("pool", sa.String(8), primary_key=True),
+        sa.Column("place", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("profile_id", sa.String(40), nullable=False),
+        sa.Column("rating", sa.Integer, nullable=False),
+        sa.Column("matches", sa.Integer, nullable=False),
+        sa.Column("provisional", sa.Boolean, nullable=False),
+        sa.Index(f"{prefix}ix_rating_board_profile", "profile_id", "pool"),
+    )
+    # When each pool's board was built (one row per pool; the update is the claim).
+    board_built = sa.Table(
+        f"{prefix}rating_board_built",
+        meta,
+        sa.Column("pool", sa.String(8), primary_key=True),
+        sa.Column("at", sa.Float, nullable=False),
+    )
     return Tables(
         meta,
         profiles,
@@ -145,6 +206,10 @@ def make_tables(prefix: str = "") -> Tables:
         days,
         solvers,
         tries,
+        ratings,
+        rating_history,
+        board,
+        board_built,
     )
 
 

@@ -60,6 +60,12 @@ export const moreMatches = (next) => api(`/me?before=${encodeURIComponent(next)}
 /** A new name for the signed-in profile: resolves to the profile. */
 export const rename = (name) => post("/me/name", { name });
 
+/** A profile's ratings, their history and statistics. */
+export const profileRatings = (id) => api(`/profiles/${encodeURIComponent(id)}/ratings`);
+
+/** A page of a pool's leaderboard (`after`: the cursor). */
+export const leaderboard = (pool, after) => api(`/leaderboard/${encodeURIComponent(pool)}${after ? `?after=${encodeURIComponent(after)}` : ""}`);
+
 /** A finished match move by move (every frame of every round, the score sheet). */
 export const replay = (matchId) => api(`${match(matchId)}/replay`);
 

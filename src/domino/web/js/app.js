@@ -132,6 +132,13 @@ async function render() {
   }
   app.puzzles?.destroy();
   app.puzzles = null;
+  if (r.name === "rangliste") {
+    // Open to anyone (leaderboard.js).
+    const { leaderboardScreen } = await import("./leaderboard.js");
+    const screen = await leaderboardScreen(r.arg, app.profile?.id);
+    if (nr === renders) clear(app.root).append(header(), screen);
+    return;
+  }
   if (!getToken()) {
     clear(app.root).append(header(), startScreen());
     return;

@@ -63,6 +63,7 @@ export function homeScreen() {
     ),
     h("section.card", {}, h("h2", {}, t("home.open_lobbies")), h("ul.list", { id: "open-list" }, openList)),
     h("section.card", {}, h("h2", {}, t("home.running")), h("ul.list", { id: "running-list" }, running)),
+    h("p.board-link", {}, h("a.button", { href: "#/rangliste/2", "data-testid": "board-link" }, t("board.link"))),
   );
 }
 

@@ -121,6 +121,8 @@ export function lobbyScreen({ lobby, you }, { send, toast, home, level = "fortge
       { "aria-label": t("lobby.rules") },
       h("h2", {}, t("lobby.rules"), lobby.target_points ? h("span.muted", {}, ` · ${t("table.target", { n: lobby.target_points })}`) : null),
       ruleRows,
+      seg(t("lobby.rated"), "rated", [[true, t("val.on")], [false, t("val.off")]], Boolean(lobby.rated), host, (v) => send({ type: "set_rated", rated: v })),
+      h("p.muted.rated-hint", {}, t("lobby.rated_hint")),
       host ? null : h("p.muted", {}, t("lobby.wait_host")),
     ),
     main.length ? h("section.lobby-main", { "data-testid": "lobby-main" }, h("div.row", {}, main), host && !lobby.can_start ? h("p.muted", {}, t("lobby.need_full")) : null) : null,

@@ -8,6 +8,7 @@ import { app } from "./state.js";
 import { render } from "./router.js";
 import { nameProblem, passwordProblem, fieldError, signedIn, logout } from "./account.js";
 import { toast, errorText } from "./frame.js";
+import { ratingsCard } from "./ratings.js";
 
 export async function profileScreen() {
   const main = h("main.screen.profile", {}, h("p", {}, t("ui.loading")));
@@ -56,6 +57,7 @@ export async function profileScreen() {
       p.kind === "guest" ? pwErr : null,
       h("div.row", {}, h("a.button", { href: "#/" }, t("ui.back")), h("button", { type: "button", onclick: logout }, t("start.logout"))),
     ),
+    await ratingsCard(p),
     recentCard(),
   );
   return main;

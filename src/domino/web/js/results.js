@@ -4,6 +4,7 @@ import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { fivesLine } from "./events.js";
 import { isMine, sideName, roundResult, revealedHand } from "./shared.js";
+import { ratingLine } from "./ratings.js";
 
 /** All hands revealed, how the round ended, who scored what. */
 export function roundOverlay(view, s) {
@@ -118,6 +119,7 @@ export function matchOverlay(view, s) {
       {},
       h("h2", { id: "match-title" }, t("match.title")),
       h("ol.standings", {}, rows),
+      ratingLine(matchId),
       progress,
       h(
         "div.row",

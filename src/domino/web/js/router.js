@@ -5,7 +5,7 @@
 let draw = () => {};
 
 /** Pages a lobby member may look at without being sent back to the lobby. */
-export const OWN_PAGES = ["replay", "profile", "puzzles", "puzzle", "lesson"];
+export const OWN_PAGES = ["replay", "profile", "puzzles", "puzzle", "lesson", "rangliste"];
 
 /** The current route: its name, its first argument and the parts after it. */
 export function route() {

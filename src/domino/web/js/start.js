@@ -89,5 +89,5 @@ export function startScreen() {
     h("p.puzzle-link", {}, h("a.button", { href: "#/puzzles", "data-testid": "start-puzzles" }, t("start.puzzles")), " ", h("span.muted", {}, t("start.puzzles_hint"))),
     lessonOffer(),
   );
-  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), acc, err));
+  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), acc, err), h("p.board-link", {}, h("a", { href: "#/rangliste/2" }, t("board.link"))));
 }
