@@ -38,6 +38,7 @@ from domino.server.cluster.redisrouter import RedisRouter
 from domino.server.cluster.router import InProcessRouter, Online
 from domino.server.desks.analysis import AnalysisDesk
 from domino.server.desks.connections import Connections
+from domino.server.desks.invites import Invites
 from domino.server.desks.lobby import CLOSED, Lobby, LobbyError
 from domino.server.desks.lobbydesk import LobbyDesk
 from domino.server.desks.matchdesk import MatchDesk, record_of
@@ -123,6 +124,7 @@ class Service:
         self.lobby_desk = LobbyDesk(settings, self.db, self.router, self.match_desk)
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
         self.queries = Queries(settings, self.db)
+        self.invites = Invites(settings, self.db, self.router, self.lobby_desk)
         self.analyses = AnalysisDesk(settings, self.db, self.node)
         # /api/health: whether the database answers (a connection of the probe's own).
         self.health = HealthProbe(settings.database_url, self.clock)
@@ -291,7 +293,7 @@ class Service:
         ref = getattr(msg, "ref", None)
         matches = self.match_desk
         try:
-            if self.draining and isinstance(msg, (p.CreateLobby, p.Start, p.QuickGame)):
+            if self.draining and isinstance(msg, (p.CreateLobby, p.Start, p.QuickGame, p.Rematch)):
                 raise LobbyError("node_draining")
             match msg:
                 case p.Ping():
@@ -312,6 +314,12 @@ class Service:
                     await matches.watching(conn, msg)
                 case p.History():
                     await matches.history(conn, msg)
+                case p.Rematch():
+                    await self.lobby_desk.rematch(conn, msg)
+                case p.RematchFollow():
+                    await self.lobby_desk.rematch_follow(conn, msg)
+                case p.Invite():
+                    await self.invites.invite(conn, msg)
                 case _:  # pragma: no cover - the parser admits only the types above
                     raise LobbyError("unknown_type", type=type(msg).__name__)
         except LobbyError as exc:

@@ -79,6 +79,11 @@ class Lobby:
     status: str = OPEN
     match: str | None = None
     created_at: float = 0.0
+    #: The match that ended last here: ``{"match", "names"}`` (its seats' names), for
+    #: *Revanche* (desks/rematch.py).
+    last: dict[str, Any] | None = None
+    #: A proposed *Revanche* (desks/rematch.py), or ``None``.
+    rematch: dict[str, Any] | None = None
 
     @classmethod
     def create(cls, code: str, host: str, name: str, seats: int, now: float) -> Lobby:
@@ -320,6 +325,8 @@ class Lobby:
             "status": self.status,
             "match": self.match,
             "created_at": self.created_at,
+            "last": self.last,
+            "rematch": self.rematch,
         }
 
     @classmethod
@@ -334,6 +341,8 @@ class Lobby:
             status=d["status"],
             match=d["match"],
             created_at=d.get("created_at", 0.0),
+            last=d.get("last"),
+            rematch=d.get("rematch"),
         )
 
 
