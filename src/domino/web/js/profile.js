@@ -57,6 +57,7 @@ export async function profileScreen() {
       h("div.row", {}, h("a.button", { href: "#/" }, t("ui.back")), h("button", { type: "button", onclick: logout }, t("start.logout"))),
     ),
     recentCard(),
+    playersSlot(),
   );
   return main;
 }
@@ -101,4 +102,11 @@ function recentCard() {
     more.hidden = !app.recentNext;
   });
   return h("section.card", {}, h("h2", {}, t("profile.recent")), list, h("div.row.more-row", {}, more));
+}
+
+/** *Zuletzt gespielt mit* (rematch.js, loaded on demand): recent opponents to invite. */
+function playersSlot() {
+  const slot = h("div.players-slot");
+  import("./rematch.js").then((m) => slot.replaceWith(m.playersCard()));
+  return slot;
 }
