@@ -32,7 +32,7 @@ def finished_match(h: Harness, players: list[Client], watcher: Client | None = N
 
 
 def rematch_frame(c: Client, state: str) -> dict[str, Any]:
-    return c.recv_until(lambda m: m["type"] == "rematch" and m["state"] == state)
+    return c.recv_until(lambda m: m["type"] == "rematch_state" and m["state"] == state)
 
 
 def test_every_human_accepts_and_the_same_table_starts_again(h: Harness) -> None:
@@ -89,7 +89,7 @@ def test_a_proposal_lapses_after_60_seconds_on_the_clock(h: Harness) -> None:
     rematch_frame(ben, "open")
     h.clock.advance(rematch.REMATCH_SECONDS - 1)
     h.settle()
-    assert not [m for m in ben.drain() if m["type"] == "rematch"]
+    assert not [m for m in ben.drain() if m["type"] == "rematch_state"]
     h.clock.advance(1)
     for c in (anna, ben):
         m = rematch_frame(c, "lapsed")

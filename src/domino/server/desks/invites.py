@@ -75,11 +75,11 @@ class Invites:
             raise LobbyError("invite_unknown")
         name = row["name"]
         if them in lobby.members():
-            raise LobbyError("invite_here", name=name)
+            raise LobbyError("invite_here", player=name)
         if frozenset((me, them)) in await self.db.blocks_among([me, them]):
-            raise LobbyError("invite_refused", name=name)
+            raise LobbyError("invite_refused", player=name)
         if them not in self.lobbies.online():
-            raise LobbyError("invite_offline", name=name)
+            raise LobbyError("invite_offline", player=name)
         self._spend(me, them, name)
         self.router.to_player(
             them,
@@ -93,7 +93,7 @@ class Invites:
         now = self.settings.clock.now()
         last = self._last.get((me, them))
         if last is not None and now - last < AGAIN:
-            raise LobbyError("invite_again", name=name)
+            raise LobbyError("invite_again", player=name)
         sent = self._sent.setdefault(me, deque())
         while sent and now - sent[0] >= WINDOW:
             sent.popleft()

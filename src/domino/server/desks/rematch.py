@@ -102,7 +102,7 @@ def answer(lobby: Lobby, me: str, mid: str, accept: bool, now: float) -> bool:
         return False
     for i, o in enumerate(lobby.seats):
         if o is None:
-            raise LobbyError("rematch_missing", name=_missing(lobby, i))
+            raise LobbyError("rematch_missing", player=_missing(lobby, i))
     if rm is None:  # a new proposal (also after one lapsed)
         rm = lobby.rematch = {
             "match": mid,
@@ -137,13 +137,15 @@ def message(
             ok = o.kind == "bot" or o.player in accepted
             seats.append(p.RematchSeatOut(seat=i, kind=o.kind, name=o.name, accepted=ok))  # type: ignore[arg-type]
     who = by if by is not None else rm.get("by")
-    by_name = next((o.name for o in lobby.seats if o is not None and o.player == who), None)
+    by_seat = lobby.seat_of(who) if who is not None else None
+    by_name = lobby.seats[by_seat].name if by_seat is not None else None  # type: ignore[union-attr]
     left = max(0.0, rm["deadline"] - now) if state == "open" else None
     return p.RematchMsg(
         match=rm["match"],
         lobby=lobby.code,
         state=state,  # type: ignore[arg-type]
         by=by_name,
+        by_seat=by_seat,
         seats=seats,
         expires_in=left,
         next=next_match,
@@ -235,7 +237,7 @@ class Rematches:
         for o in lobby.seats:
             human = o.player if o is not None and o.kind == "human" else None
             if human is not None and await self.matches.seat_anywhere(human) is not None:
-                raise LobbyError("rematch_in_match", name=o.name)  # type: ignore[union-attr]
+                raise LobbyError("rematch_in_match", player=o.name)  # type: ignore[union-attr]
         lobby.rematch = None
         await self.matches.start(lobby, version, self.broadcast)
         self._remember(lobby)

@@ -245,11 +245,12 @@ class RematchMsg(_Out):
     (``next`` is the new match), ``lapsed``, ``declined`` (by ``by``) or ``cancelled``
     (the table changed)."""
 
-    type: Literal["rematch"] = "rematch"
+    type: Literal["rematch_state"] = "rematch_state"
     match: str
     lobby: str
     state: Literal["open", "started", "lapsed", "declined", "cancelled"]
     by: str | None = None
+    by_seat: int | None = None
     seats: list[RematchSeatOut]
     expires_in: float | None = None
     next: str | None = None

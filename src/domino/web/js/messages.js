@@ -95,7 +95,7 @@ export function onMessage(msg) {
       const hello = app.root.querySelector(".screen.home .welcome h1");
       if (hello) hello.textContent = t("home.hello", { name: msg.profile.name });
       break;
-    case "rematch":
+    case "rematch_state":
     case "invited":
     case "invite_sent":
       import("./rematch.js").then((m) => m.onMessage(msg));

@@ -9,7 +9,7 @@ import { go } from "./router.js";
 import { toast, announce, errorText } from "./frame.js";
 import { recentPlayers } from "./api.js";
 
-let offer = null; // the newest `rematch` frame and when it came: {msg, at}
+let offer = null; // the newest `rematch_state` frame and when it came: {msg, at}
 let ticker = null;
 const followed = new Set(); // finished matches this page follows as a spectator
 
@@ -30,6 +30,15 @@ function secondsLeft(msg, at) {
   return Math.max(0, Math.ceil((msg.expires_in ?? 0) - (performance.now() - at) / 1000));
 }
 
+const LINES = { open: "rematch.waiting", started: "rematch.started", lapsed: "rematch.lapsed", declined: "rematch.declined", cancelled: "rematch.cancelled" };
+
+/** What a `rematch_state` frame says, to the seat `seat` (null: a spectator); `left` seconds. */
+function line(o, seat, left) {
+  const key = LINES[o.state];
+  const you = seat !== null && o.by_seat === seat && ["open", "declined"].includes(o.state);
+  return t(you ? `${key}_you` : key, { name: o.by || "?", n: left });
+}
+
 function draw(slot) {
   const mid = slot.dataset.match;
   const seat = slot.dataset.seat === "" ? null : Number(slot.dataset.seat);
@@ -39,15 +48,14 @@ function draw(slot) {
   const focused = slot.contains(document.activeElement) ? document.activeElement.dataset.focusKey : null;
   const parts = [];
   if (open) {
-    parts.push(h("p.rematch-status", { "data-testid": "rematch-status" }, t("rematch.waiting", { name: o.by || "?", n: left })));
+    parts.push(h("p.rematch-status", { "data-testid": "rematch-status" }, line(o, seat, left)));
     parts.push(
       h("ul.rematch-seats", {}, o.seats.map((x) =>
         h(`li${x.accepted ? ".yes" : ""}`, { dataset: { seat: String(x.seat) } },
           h("span.who", {}, x.name), " ", h("span.muted", {}, t(x.accepted ? "rematch.accepted" : "rematch.pending"))))),
     );
   } else if (o && o.state !== "open") {
-    const line = { started: "rematch.started", lapsed: "rematch.lapsed", declined: "rematch.declined", cancelled: "rematch.cancelled" }[o.state];
-    parts.push(h("p.rematch-status.muted", { "data-testid": "rematch-status" }, t(line, { name: o.by || "?" })));
+    parts.push(h("p.rematch-status.muted", { "data-testid": "rematch-status" }, line(o, seat, 0)));
   }
   if (seat !== null && !(o && o.state === "started")) {
     const mine = open ? o.seats.find((x) => x.seat === seat) : null;
@@ -75,14 +83,14 @@ function redraw() {
   }
 }
 
-/** The messages of this module: `rematch`, `invited`, `invite_sent`. */
+/** The messages of this module: `rematch_state`, `invited`, `invite_sent`. */
 export function onMessage(msg) {
-  if (msg.type === "rematch") {
+  if (msg.type === "rematch_state") {
     const before = offer?.msg;
     offer = { msg, at: performance.now() };
     if (msg.state !== "open" || before?.state !== "open" || before?.match !== msg.match) {
-      const line = { open: "rematch.waiting", started: "rematch.started", lapsed: "rematch.lapsed", declined: "rematch.declined", cancelled: "rematch.cancelled" }[msg.state];
-      announce(t(line, { name: msg.by || "?", n: Math.round(msg.expires_in ?? 0) }));
+      const seat = app.lastState && (app.lastState.match || app.lastState.match_id) === msg.match ? app.lastState.you ?? null : null;
+      announce(line(msg, seat, Math.round(msg.expires_in ?? 0)));
     }
     // A spectator of the match follows the table to its new match.
     if (msg.state === "started" && msg.next && app.matchId === msg.match && app.lastState?.you === null) {
@@ -97,7 +105,7 @@ export function onMessage(msg) {
   } else if (msg.type === "invited") {
     invitation(msg);
   } else if (msg.type === "invite_sent") {
-    toast(t("invite.sent", { name: msg.name }));
+    toast(t("invite.sent", { player: msg.name }));
   }
 }
 
@@ -115,7 +123,7 @@ function invitation(msg) {
   const el = h(
     "div.invite-toast",
     { role: "alert", "data-testid": "invite-toast" },
-    h("p", {}, t("invite.toast", { name: msg.by })),
+    h("p", {}, t("invite.toast", { player: msg.by })),
     h("div.row", {},
       h("button.primary", { type: "button", "data-testid": "invite-join", onclick: join }, t("invite.join")),
       h("button.icon-btn", { type: "button", "aria-label": t("ui.close"), onclick: close }, "×")),
