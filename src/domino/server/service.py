@@ -293,7 +293,9 @@ class Service:
         ref = getattr(msg, "ref", None)
         matches = self.match_desk
         try:
-            if self.draining and isinstance(msg, (p.CreateLobby, p.Start, p.QuickGame, p.Rematch)):
+            if self.draining and isinstance(msg, (p.CreateLobby, p.Start, p.QuickGame)):
+                raise LobbyError("node_draining")
+            if self.draining and isinstance(msg, p.Rematch) and msg.accept:  # may start one
                 raise LobbyError("node_draining")
             match msg:
                 case p.Ping():
