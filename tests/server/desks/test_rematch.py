@@ -12,6 +12,7 @@ import pytest
 from domino.server.desks import invites, rematch
 from domino.server.desks.lobby import LobbyError
 
+from ..cluster.nodes import recv_within
 from ..harness import Client, Harness, latest_state, lobby_with_bots, play_out
 
 
@@ -32,7 +33,8 @@ def finished_match(h: Harness, players: list[Client], watcher: Client | None = N
 
 
 def rematch_frame(c: Client, state: str) -> dict[str, Any]:
-    return c.recv_until(lambda m: m["type"] == "rematch_state" and m["state"] == state)
+    # (bounded: a frame that never comes fails the test instead of hanging it)
+    return recv_within(c, lambda m: m["type"] == "rematch_state" and m["state"] == state)
 
 
 def test_every_human_accepts_and_the_same_table_starts_again(h: Harness) -> None:
@@ -91,8 +93,8 @@ def test_a_proposal_lapses_after_60_seconds_on_the_clock(h: Harness) -> None:
     h.settle()
     assert not [m for m in ben.drain() if m["type"] == "rematch_state"]
     h.clock.advance(1)
-    for c in (anna, ben):
-        m = rematch_frame(c, "lapsed")
+    for c in (anna, ben):  # (told by a timer of its own: waited for with a bound)
+        m = recv_within(c, lambda m: m["type"] == "rematch_state" and m["state"] == "lapsed")
         assert m["match"] == mid and m["expires_in"] is None
     # Declining what lapsed: refused; a new tap proposes again (and counts anew).
     ben.expect_error({"type": "rematch", "match": mid, "accept": False}, "rematch_expired")
