@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from test_people import host_lobby, join_by_link
-from webplay import MATCH_END, TABLE, assert_no_js_errors, playable, set_rule
+from webplay import (
+    MATCH_END,
+    TABLE,
+    assert_no_js_errors,
+    new_page,
+    playable,
+    set_rule,
+    sign_in_as_guest,
+)
 
 PHONE = {"width": 360, "height": 740}
 
@@ -68,7 +76,7 @@ def play_both(pages: list[Any]) -> None:
 def test_revanche_starts_a_second_match_and_invites_reach_a_recent_player(
     server: str, browser: Any, shots: Path
 ) -> None:
-    host, link = host_lobby(browser, server, "Hanna")
+    host, link = host_lobby(browser, server, "Henrietta")
     guest = join_by_link(browser, link, "Gero", viewport=PHONE)
     host.locator(".lobby-seat[data-seat='1']", has_text="Gero").wait_for()
     set_rule(host, "mode", "Blitz")
@@ -77,13 +85,23 @@ def test_revanche_starts_a_second_match_and_invites_reach_a_recent_player(
     for p in (host, guest):
         p.locator(TABLE).wait_for()
     first = host.evaluate("location.hash")
+    # Someone watches from the list of running matches (not a member of the lobby).
+    dora = new_page(browser, viewport={"width": 1280, "height": 800})
+    sign_in_as_guest(dora, server, "Dora")
+    dora.locator("#running-list li", has_text="Henrietta").get_by_role(
+        "button", name="Zuschauen"
+    ).click()
+    dora.get_by_test_id("spectator-label").wait_for()
     play_both([host, guest])
 
     # One tap proposes; both see who accepted (the proposer at once) and the time left.
     host.locator(MATCH_END).get_by_test_id("rematch").click()
     box = guest.locator(MATCH_END).get_by_test_id("rematch-box")
-    box.get_by_text("Revanche von Hanna").wait_for()
-    assert box.locator("li.yes", has_text="Hanna").count() == 1
+    box.get_by_text("Revanche von Henrietta").wait_for()
+    watching = dora.locator(MATCH_END).get_by_test_id("rematch-box")
+    watching.get_by_text("Revanche von Henrietta").wait_for()
+    assert watching.get_by_role("button").count() == 0  # a spectator only sees it
+    assert box.locator("li.yes", has_text="Henrietta").count() == 1
     assert box.locator("li:not(.yes)", has_text="Gero").count() == 1
     host.locator(MATCH_END).get_by_test_id("rematch-status").wait_for()
     guest.screenshot(path=str(shots / "rematch-phone.png"))
@@ -99,9 +117,13 @@ def test_revanche_starts_a_second_match_and_invites_reach_a_recent_player(
             " && document.querySelector('.table-screen')?.dataset.phase === 'playing'"
         )
     assert host.evaluate("location.hash") == guest.evaluate("location.hash") != first
+    # The spectator follows the table to its second match.
+    dora.wait_for_function("h => location.hash === h", arg=host.evaluate("location.hash"))
+    dora.get_by_test_id("spectator-label").wait_for()
+    dora.wait_for_function("() => !document.querySelector('[data-testid=match-end]')")
     host.screenshot(path=str(shots / "rematch-second-match.png"))
 
-    # Zuletzt gespielt mit: both leave that table; Hanna opens a new lobby and invites Gero
+    # Zuletzt gespielt mit: both leave that table; Henrietta opens a new lobby and invites Gero
     # from her profile.
     for p in (host, guest):
         p.on("dialog", lambda d: d.accept())
@@ -116,9 +138,9 @@ def test_revanche_starts_a_second_match_and_invites_reach_a_recent_player(
     players.get_by_role("button", name="Einladen: Gero").click()
     host.locator("#toast", has_text="Einladung an Gero verschickt").wait_for()
     toast = guest.get_by_test_id("invite-toast")
-    toast.get_by_text("Hanna lädt dich in die Lobby ein").wait_for()
+    toast.get_by_text("Henrietta lädt dich in die Lobby ein").wait_for()
     guest.screenshot(path=str(shots / "invite-toast-phone.png"))
     toast.get_by_role("button", name="Beitreten").click()
     guest.locator(".lobby-seats").wait_for()
-    for p in (host, guest):
+    for p in (host, guest, dora):
         assert_no_js_errors(p)
