@@ -258,6 +258,25 @@ def test_nobody_ever_sees_a_tile_they_may_not_see(tmp_path: Path, name: str) -> 
         play_out(h, again, rng, idle=idle)
         assert (latest_state(watcher) or {}).get("phase") == "match_over"
         ask_history(h, [*again, watcher], mid)
+        # The Revanche's frames (issue 23) go through the same audit: proposed by one seat,
+        # heard by the others, the lobby's watchers and a spectator who follows it.
+        # (Alone with bots one tap would start the next match: only with two humans.)
+        if humans > 1:
+            watcher.send({"type": "rematch_follow", "match": mid})
+            h.settle()
+            again[0].send({"type": "rematch", "match": mid})
+            h.settle()
+            # The second player leaves the table (the proposal is cancelled) and is
+            # invited back from Zuletzt gespielt mit.
+            again[1].send({"type": "leave_lobby"})
+            h.settle()
+            again[0].send({"type": "invite", "profile": again[1].profile["id"]})
+            h.settle()
+            for c in h.clients:
+                c.drain()
+            assert any('"rematch_state"' in f for f in watcher.frames)
+            assert any('"invited"' in f for f in again[1].frames)
+            assert any('"invite_sent"' in f for f in again[0].frames)
         answers = [json.loads(f) for c in h.clients for f in c.frames if '"earlier_rounds"' in f]
         assert sum(1 for a in answers if a["type"] == "earlier_rounds" and a["rounds"]) >= 4
         row, log = _stored(h, mid)

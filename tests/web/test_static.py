@@ -14,11 +14,13 @@ def client_files() -> list[Path]:
     return [WEB / "index.html", *sorted(WEB.glob("css/*.css")), *sorted(WEB.glob("js/*.js"))]
 
 
-def test_page_weight_is_at_most_216_kb() -> None:
-    # Every file, the lazily loaded ones (replay.js, lesson.js) included; what a first visit
-    # loads has its own budget (test_caching.py).
+def test_page_weight_is_at_most_320_kb() -> None:
+    # Every file, the screens loaded only when shown included (the replay, the lessons, the
+    # puzzles, the leaderboard, the rematch, the table talk, matchmaking: issues 23 and 24 took
+    # it past the 200 KB of the first client); what a first visit loads has its own, much
+    # smaller budget (test_caching.py).
     total = sum(p.stat().st_size for p in client_files())
-    assert total <= 216 * 1024, f"HTML+JS+CSS weigh {total} bytes"
+    assert total <= 320 * 1024, f"HTML+JS+CSS weigh {total} bytes"
 
 
 def test_nothing_is_loaded_from_elsewhere() -> None:

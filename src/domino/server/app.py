@@ -260,6 +260,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         page = await service.profile_page(await _me(request), _cut(before), limit)
         return page if page is not None else _error("profile_not_found", 404)
 
+    @app.get("/api/me/players", response_model=p.RecentPlayersOut)
+    async def recent_players(request: Request) -> p.RecentPlayersOut:
+        """*Zuletzt gespielt mit*: the humans the signed-in profile played with lately."""
+        return await service.invites.recent(await _me(request))
+
     @app.post("/api/me/name", response_model=p.ProfileOut)
     async def rename(body: p.RenameIn, request: Request) -> p.ProfileOut:
         """*Name ändern*: the signed-in profile gets a new name (its sockets on every node

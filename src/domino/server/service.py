@@ -39,6 +39,7 @@ from domino.server.cluster.router import InProcessRouter, Online
 from domino.server.desks.analysis import AnalysisDesk
 from domino.server.desks.board import Board
 from domino.server.desks.connections import Connections
+from domino.server.desks.invites import Invites
 from domino.server.desks.lobby import CLOSED, Lobby, LobbyError
 from domino.server.desks.lobbydesk import LobbyDesk
 from domino.server.desks.matchdesk import MatchDesk, record_of
@@ -126,6 +127,7 @@ class Service:
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
         self.queries = Queries(settings, self.db)
         self.board = Board(settings, self.db)
+        self.invites = Invites(settings, self.db, self.router, self.lobby_desk)
         self.analyses = AnalysisDesk(settings, self.db, self.node)
         self.puzzles = PuzzleDesk(settings, self.db, self.analyses)
         # /api/health: whether the database answers (a connection of the probe's own).
@@ -298,6 +300,8 @@ class Service:
         try:
             if self.draining and isinstance(msg, (p.CreateLobby, p.Start, p.QuickGame)):
                 raise LobbyError("node_draining")
+            if self.draining and isinstance(msg, p.Rematch) and msg.accept:  # may start one
+                raise LobbyError("node_draining")
             match msg:
                 case p.Ping():
                     conn.send(p.PongMsg())
@@ -317,6 +321,12 @@ class Service:
                     await matches.watching(conn, msg)
                 case p.History():
                     await matches.history(conn, msg)
+                case p.Rematch():
+                    await self.lobby_desk.rematch(conn, msg)
+                case p.RematchFollow():
+                    await self.lobby_desk.rematch_follow(conn, msg)
+                case p.Invite():
+                    await self.invites.invite(conn, msg)
                 case _:  # pragma: no cover - the parser admits only the types above
                     raise LobbyError("unknown_type", type=type(msg).__name__)
         except LobbyError as exc:

@@ -81,6 +81,11 @@ class Lobby:
     created_at: float = 0.0
     #: *gewertet*: the matches of this lobby change the players' ratings (issue 23)
     rated: bool = False
+    #: The match that ended last here: ``{"match", "names"}`` (its seats' names), for
+    #: *Revanche* (desks/rematch.py).
+    last: dict[str, Any] | None = None
+    #: A proposed *Revanche* (desks/rematch.py), or ``None``.
+    rematch: dict[str, Any] | None = None
 
     @classmethod
     def create(cls, code: str, host: str, name: str, seats: int, now: float) -> Lobby:
@@ -330,6 +335,8 @@ class Lobby:
             "match": self.match,
             "created_at": self.created_at,
             "rated": self.rated,
+            "last": self.last,
+            "rematch": self.rematch,
         }
 
     @classmethod
@@ -345,6 +352,8 @@ class Lobby:
             match=d["match"],
             created_at=d.get("created_at", 0.0),
             rated=bool(d.get("rated", False)),
+            last=d.get("last"),
+            rematch=d.get("rematch"),
         )
 
 

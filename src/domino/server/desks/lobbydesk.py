@@ -36,6 +36,7 @@ from domino.server.desks.lobby import (
 from domino.server.desks.lobbyviews import LobbyViews
 from domino.server.desks.matchdesk import MatchDesk
 from domino.server.desks.matches import MatchRunner
+from domino.server.desks.rematch import Rematches, drop_stale
 from domino.server.settings import Settings
 from domino.server.storage.db import Database
 from domino.server.storage.lobbies import InOtherLobby, LobbyConflict
@@ -51,7 +52,7 @@ TRIES = 8
 Change = Callable[[Lobby], bool | None]
 
 
-class LobbyDesk(LobbyViews):
+class LobbyDesk(LobbyViews, Rematches):
     """Every lobby, as the database has it."""
 
     def __init__(
@@ -111,6 +112,7 @@ class LobbyDesk(LobbyViews):
             before = set(lobby.members())
             if change(lobby) is False:
                 return lobby
+            stale = drop_stale(lobby, self.clock.now())  # the table changed: no Revanche
             after = set(lobby.members())
             try:
                 await self.db.save_lobby(
@@ -127,6 +129,8 @@ class LobbyDesk(LobbyViews):
             except InOtherLobby:
                 raise LobbyError("already_in_lobby") from None
             self._remember(lobby, before)
+            if stale is not None:
+                self.rematch_cancelled(lobby, stale)
             return lobby
         raise LobbyError("lobby_busy")
 
@@ -171,6 +175,7 @@ class LobbyDesk(LobbyViews):
             self.broadcast(lobby, here=True)
         else:
             self.send_lobby(lobby, conn)
+        self.rematch_on_connect(lobby, conn)
         await self.matches.watch_from_lobby(lobby.match, lobby.code, conn.profile)
 
     async def member_gone(self, profile: str) -> None:
@@ -432,6 +437,8 @@ class LobbyDesk(LobbyViews):
         def reopen(lobby: Lobby) -> bool:
             if lobby.status != PLAYING or lobby.match != mid:
                 return False  # opened already (another node, or a repeated end)
+            names = [None if o is None else o.name for o in lobby.seats]
+            lobby.last, lobby.rematch = {"match": mid, "names": names}, None
             for i, o in enumerate(lobby.seats):
                 if o is not None and o.player is not None and o.player in gone:
                     lobby.seats[i] = None

@@ -229,6 +229,29 @@ class History(_In):
     match: MatchId
 
 
+class Rematch(_In):
+    """*Revanche* after ``match`` ended: propose the same table again, or accept the
+    proposal (``accept``); ``accept: false`` declines it."""
+
+    type: Literal["rematch"]
+    match: MatchId
+    accept: bool = True
+
+
+class RematchFollow(_In):
+    """A spectator of the finished ``match`` hears its *Revanche* (who accepted)."""
+
+    type: Literal["rematch_follow"]
+    match: MatchId
+
+
+class Invite(_In):
+    """Invite a recent opponent (``profile``) to the sender's open lobby."""
+
+    type: Literal["invite"]
+    profile: str = Field(min_length=1, max_length=40)
+
+
 ClientMessage = Annotated[
     Hello
     | Ping
@@ -251,7 +274,10 @@ ClientMessage = Annotated[
     | Watch
     | Unwatch
     | Sync
-    | History,
+    | History
+    | Rematch
+    | RematchFollow
+    | Invite,
     Field(discriminator="type"),
 ]
 _CLIENT = TypeAdapter(ClientMessage)

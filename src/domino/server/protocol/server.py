@@ -242,6 +242,66 @@ class RatingMsg(_Out):
     provisional: bool  # fewer than 10 rated matches in the pool: shown with "?"
 
 
+class RematchSeatOut(_Out):
+    """A seat of a proposed *Revanche*: who sits there and whether they accepted (a bot
+    always does)."""
+
+    seat: int
+    kind: Literal["human", "bot"]
+    name: str
+    accepted: bool
+
+
+class RematchMsg(_Out):
+    """The *Revanche* of the finished ``match``, to every member of its lobby and to the
+    spectators who follow it: ``open`` (waiting, ``expires_in`` seconds left), ``started``
+    (``next`` is the new match), ``lapsed``, ``declined`` (by ``by``) or ``cancelled``
+    (the table changed)."""
+
+    type: Literal["rematch_state"] = "rematch_state"
+    match: str
+    lobby: str
+    state: Literal["open", "started", "lapsed", "declined", "cancelled"]
+    by: str | None = None
+    by_seat: int | None = None
+    seats: list[RematchSeatOut]
+    expires_in: float | None = None
+    next: str | None = None
+
+
+class InvitedMsg(_Out):
+    """Somebody you played with invites you to their lobby (*Beitreten* joins it)."""
+
+    type: Literal["invited"] = "invited"
+    lobby: str
+    link: str
+    by: str
+
+
+class InviteSentMsg(_Out):
+    """Your invitation reached ``name``'s sockets."""
+
+    type: Literal["invite_sent"] = "invite_sent"
+    profile: str
+    name: str
+
+
+class RecentPlayerOut(_Out):
+    """A human you played with lately (``GET /api/me/players``): the name the site shows,
+    whether they are online now, and when you last played."""
+
+    id: str
+    name: str
+    online: bool
+    last_played: float
+
+
+class RecentPlayersOut(_Out):
+    """``GET /api/me/players``: recent human opponents, the latest first."""
+
+    players: list[RecentPlayerOut]
+
+
 # -- REST bodies -----------------------------------------------------------------------
 class GuestIn(BaseModel):
     """``POST /api/guest``."""
@@ -349,6 +409,9 @@ SERVER_MODELS: tuple[type[BaseModel], ...] = (
     EarlierRoundsMsg,
     ProfileMsg,
     RatingMsg,
+    RematchMsg,
+    InvitedMsg,
+    InviteSentMsg,
 )
 REST_MODELS: tuple[type[BaseModel], ...] = (
     GuestIn,
@@ -358,4 +421,5 @@ REST_MODELS: tuple[type[BaseModel], ...] = (
     MatchOut,
     RatingsOut,
     LeaderboardOut,
+    RecentPlayersOut,
 )

@@ -15,7 +15,8 @@ opening, closing). A component that needs one part is typed with that part:
 - :class:`~.matchlog.MatchLog`: the fenced match log with its group commit;
 - :class:`~.analyses.AnalysisStore`: analyses of finished matches;
 - :class:`~.puzzles.PuzzleStore`: puzzles from them, puzzle ratings and streaks;
-- :class:`~.ratings.RatingStore`: ratings, their history and the leaderboard.
+- :class:`~.ratings.RatingStore`: ratings, their history and the leaderboard;
+- :class:`~.social.SocialStore`: recent opponents and blocks.
 
 The schema is :func:`~.tables.make_tables`; Alembic migrations (:mod:`.schema`) build
 the same tables in a database, and a test holds the two against each other.
@@ -33,13 +34,21 @@ from domino.server.storage.matchlog import MatchLog
 from domino.server.storage.profiles import ProfileStore
 from domino.server.storage.puzzles import PuzzleStore
 from domino.server.storage.ratings import RatingStore
+from domino.server.storage.social import SocialStore
 from domino.server.storage.tables import make_tables
 
 __all__ = ["Database", "make_tables"]
 
 
 class Database(
-    ProfileStore, LobbyStore, MatchStore, MatchLog, AnalysisStore, PuzzleStore, RatingStore
+    ProfileStore,
+    LobbyStore,
+    MatchStore,
+    MatchLog,
+    AnalysisStore,
+    PuzzleStore,
+    RatingStore,
+    SocialStore,
 ):
     """The server's storage; all methods are coroutines on one async engine."""
 

@@ -57,6 +57,9 @@ export const me = () => api("/me");
 /** The finished matches before the cursor `next` of an earlier page: {recent, next}. */
 export const moreMatches = (next) => api(`/me?before=${encodeURIComponent(next)}`);
 
+/** *Zuletzt gespielt mit*: {players: [{id, name, online, last_played}]}. */
+export const recentPlayers = () => api("/me/players");
+
 /** A new name for the signed-in profile: resolves to the profile. */
 export const rename = (name) => post("/me/name", { name });
 

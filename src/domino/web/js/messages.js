@@ -63,6 +63,8 @@ export function onMessage(msg) {
       break;
     case "match_started":
       app.leftNotice = false;
+      if (app.table && app.matchId !== msg.match) (app.table.destroy(), (app.table = null)); // a Revanche: a new table
+
       app.matchId = msg.match;
       app.lastState = null;
       go(`#/match/${encodeURIComponent(msg.match)}`);
@@ -96,6 +98,11 @@ export function onMessage(msg) {
       app.root.querySelector("header.app-head")?.replaceWith(header());
       const hello = app.root.querySelector(".screen.home .welcome h1");
       if (hello) hello.textContent = t("home.hello", { name: msg.profile.name });
+      break;
+    case "rematch_state":
+    case "invited":
+    case "invite_sent":
+      import("./rematch.js").then((m) => m.onMessage(msg));
       break;
     case "error":
       if (app.table) app.table.pending = false;

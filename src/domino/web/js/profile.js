@@ -59,6 +59,7 @@ export async function profileScreen() {
     ),
     await ratingsCard(p),
     recentCard(),
+    playersSlot(),
   );
   return main;
 }
@@ -103,4 +104,11 @@ function recentCard() {
     more.hidden = !app.recentNext;
   });
   return h("section.card", {}, h("h2", {}, t("profile.recent")), list, h("div.row.more-row", {}, more));
+}
+
+/** *Zuletzt gespielt mit* (rematch.js, loaded on demand): recent opponents to invite. */
+function playersSlot() {
+  const slot = h("div.players-slot");
+  import("./rematch.js").then((m) => slot.replaceWith(m.playersCard()));
+  return slot;
 }

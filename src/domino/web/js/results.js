@@ -128,10 +128,18 @@ export function matchOverlay(view, s) {
         h("a.button", { href: `#/replay/${encodeURIComponent(matchId)}`, "data-testid": "open-replay", dataset: { focusKey: "m:record" } }, t("match.record")),
         h("button", { type: "button", onclick: () => view.hooks.home(), dataset: { focusKey: "m:home" } }, t("match.home")),
       ),
+      rematchSlot(view, s),
       // The score sheet below the actions: "Nochmal" stays in view on a phone.
       h("h3.sheet-title", {}, t("table.score_sheet")),
       scoreSheet(view, s),
       s.view?.result ? h("details.last-round", { open: true }, h("summary", {}, t("round.title", { n: s.view.round })), ...roundSummary(view, s)) : null,
     ),
   );
+}
+
+/** *Revanche* (rematch.js, loaded on demand): propose, accept, who accepted, the time left. */
+function rematchSlot(view, s) {
+  const slot = h("div.rematch-slot", { "data-testid": "rematch-box", "aria-live": "polite" });
+  import("./rematch.js").then((m) => m.mount(slot, view, s));
+  return slot;
 }
