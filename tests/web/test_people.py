@@ -4,6 +4,7 @@ sees a hand before the round's end reveal, and a reload that returns to the same
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +115,8 @@ def test_two_players_and_a_spectator_who_sees_no_hand_before_the_reveal(
     # Someone else finds the match in the list of running matches and watches it too.
     dora = new_page(browser, **DESKTOP)
     sign_in_as_guest(dora, server, "Dora")
-    running = dora.locator("#running-list li", has_text="Anna")
+    # "Anna" as a word: the session's other tests run matches of their own ("Hanna" ...).
+    running = dora.locator("#running-list li", has_text=re.compile(r"\bAnna\b"))
     running.get_by_role("button", name="Zuschauen").click()
     dora.get_by_test_id("spectator-label").wait_for()
     assert dora.locator(".hand .tile-btn").count() == 0
