@@ -8,9 +8,11 @@ Two figures, in one run:
    Meister's playouts): CPU seconds (``time.process_time``), p50 and p99.
 2. **Latency it adds to live matches.** The real server (as ``domino bench server``
    starts it) with load processes playing ``--clients`` at human pace; windows of
-   ``--window`` seconds alternate *off* and *on*. In *on* windows ``--askers`` players
-   each play quick games against a bot and ask for a hint on every turn they may (the
-   lobby's three a round), then play the hinted move after ``--delay`` seconds.
+   ``--window`` seconds alternate *off* and *on*. Beside them ``--askers`` players play
+   quick games against a bot all the time; in *on* windows each asks for a hint on every
+   turn it may (the lobby's three a round) and plays the hinted move after ``--delay``
+   seconds, in *off* windows it plays on its own. So the two kinds of window differ only
+   by the hints.
    Command→event p50/p99 of the live clients in each kind of window are printed side by
    side, with the hints answered and refused.
 """
@@ -101,8 +103,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Whether the askers ask now (the *on* windows); they play in both kinds of window.
+ASKING = [False]
+
+
 async def asker(url: str, ws_url: str, i: int, counts: Counter[str]) -> None:
-    """One player: quick games against a bot, a hint on every turn it may, then its move."""
+    """One player: quick games against a bot; in *on* windows a hint on every turn it may
+    (then the hinted move), else its own move."""
     async with httpx.AsyncClient(base_url=url, timeout=30.0) as http:
         r = await http.post("/api/guest", json={"name": f"Tipp {i}"})
         r.raise_for_status()
@@ -113,6 +120,7 @@ async def asker(url: str, ws_url: str, i: int, counts: Counter[str]) -> None:
         asked: set[int] = set()
         moved: set[int] = set()
         started = False
+        last: dict[str, Any] = {}
         async for raw in ws:
             msg = json.loads(raw)
             kind = msg["type"]
@@ -140,13 +148,25 @@ async def asker(url: str, ws_url: str, i: int, counts: Counter[str]) -> None:
                 continue
             if kind == "error":
                 counts[msg["code"]] += 1
+                st = last.get("state")
+                if msg["code"].startswith("hint_") and st and st["v"] not in moved:
+                    # No hint this time: the player moves on its own.
+                    moved.add(st["v"])
+                    await asyncio.sleep(args_delay(i))
+                    move = rng.choice(st["view"]["legal"])
+                    await ws.send(
+                        json.dumps(
+                            {"type": "move", "match": st["match_id"], "move": move, "v": st["v"]}
+                        )
+                    )
                 continue
             if kind != "state" or msg["phase"] != "playing":
                 continue
             v = msg["view"]
             if v["turn"] != msg["you"] or not v["legal"]:
                 continue
-            if len(v["legal"]) > 1 and msg["v"] not in asked and counts.get("stop") is None:
+            last["state"] = msg
+            if len(v["legal"]) > 1 and msg["v"] not in asked and ASKING[0]:
                 asked.add(msg["v"])
                 counts["asked"] += 1
                 await ws.send(json.dumps({"type": "hint", "match": msg["match_id"], "v": msg["v"]}))
@@ -187,6 +207,7 @@ async def _windows(args: argparse.Namespace, server: ServerProcess) -> None:
     assert base is not None
     pooled: dict[str, list[float]] = {"off": [], "on": []}
     rows: list[tuple[str, Any, Counter[str]]] = []
+    tasks: list[asyncio.Task[None]] = []
     try:
         groups = -(-args.clients // 4)
         await loader.send(f"groups {groups}")
@@ -194,19 +215,20 @@ async def _windows(args: argparse.Namespace, server: ServerProcess) -> None:
             print(f"  ({args.clients} clients: not all connected and seated in time)")
         await asyncio.sleep(args.warmup)
 
+        counts: Counter[str] = Counter()
+        tasks += [
+            asyncio.create_task(asker(server.url, server.ws_url, i, counts))
+            for i in range(args.askers)
+        ]
+        await asyncio.sleep(args.warmup)  # the askers sign in and start their games
+
         async def on() -> tuple[str, Any, Counter[str]]:
-            counts: Counter[str] = Counter()
-            tasks = [
-                asyncio.create_task(asker(server.url, server.ws_url, i, counts))
-                for i in range(args.askers)
-            ]
-            await asyncio.sleep(3.0)  # the askers sign in and start their games
+            before = Counter(counts)
+            ASKING[0] = True
             row = await _measure([loader], server, base.rss, args.window)
+            ASKING[0] = False
             pooled["on"] += loader.lat
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            return ("on", row, counts)
+            return ("on", row, counts - before)
 
         async def off() -> tuple[str, Any, Counter[str]]:
             row = await _measure([loader], server, base.rss, args.window)
@@ -239,6 +261,9 @@ async def _windows(args: argparse.Namespace, server: ServerProcess) -> None:
                 f"  {kind}: server CPU {r.server_cpu:.0f} %, loadavg {r.loadavg}, errors {r.errors}"
             )
     finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             await loader.send("stop")
         try:

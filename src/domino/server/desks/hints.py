@@ -7,11 +7,12 @@ Here:
 - **Who may ask.** The lobby's setting ``hints`` (0..3 per round, default 3; 0 switches
   them off) and ``rated`` (another feature's lobby setting; read defensively, absent is
   unrated: a rated game never gives hints). Both are read from the lobby's stored document,
-  so every node of a cluster reads the same. A match with no human opponent only: at least
-  one bot seat (hints help against bots, never against another person).
+  so every node of a cluster reads the same. A match with at least one bot seat
+  only (hints are for games against bots).
 - **Off the event loop.** A pool of ``hint_workers`` processes (``forkserver``, started
-  from a thread as the analysis's are; ``nice`` +``hint_nice``, not the idle class: a
-  player waits for the answer). A node computes at most ``hint_workers + hint_queue`` hints
+  from a thread as the analysis's are; ``nice`` +``hint_nice``, 10 by default: live
+  matches go first; not the idle class, which on a busy machine would never run a hint
+  while a player waits for it). A node computes at most ``hint_workers + hint_queue`` hints
   at a time; one more is refused with ``hint_busy``. Each search has Meister's playouts
   (:data:`domino.bots.meister.DEFAULT_PLAYOUTS`) and stops after ``hint_budget`` seconds of
   the worker's CPU at the latest.
