@@ -16,6 +16,7 @@ from webplay import (
     new_page,
     open_lobby_with_bots,
     playable,
+    set_rule,
     sign_in_as_guest,
     start_match,
     version,
@@ -92,6 +93,7 @@ def test_the_hint_fits_on_a_phone(server: str, browser: Any, shots: Path) -> Non
     page = new_page(browser, viewport={"width": 360, "height": 740}, has_touch=True)
     sign_in_as_guest(page, server, "Pia")
     open_lobby_with_bots(page, ["fortgeschritten"], mode="Klassisch")
+    set_rule(page, "hints", "1")  # the lobby's setting: one hint a round
     start_match(page)
     _hint_turn(page)
     button = page.locator(".action.hint")
@@ -100,5 +102,6 @@ def test_the_hint_fits_on_a_phone(server: str, browser: Any, shots: Path) -> Non
     assert box["height"] >= 30
     button.tap()
     _got_hint(page, 1)
+    page.wait_for_function("document.querySelector('.action.hint')?.disabled === true")
     page.screenshot(path=str(shots / "hint-phone.png"))
     assert_no_js_errors(page)
