@@ -165,3 +165,25 @@ def test_a_bad_hints_setting_is_refused_in_german(tmp_path: Path) -> None:
         assert "0 bis 3" in m["message"]
         lobby = anna.request({"type": "set_rules", "rules": {"hints": 0}}, "lobby")["lobby"]
         assert lobby["rules"]["hints"] == 0
+
+
+def test_two_windows_asking_at_once_get_one_hint(tmp_path: Path) -> None:
+    with harness(tmp_path) as h:
+        anna = h.person("Anna")
+        _start(h, anna, {"mode": "klassisch"})
+        st = _my_turn(h, anna)
+        second = h.connect(anna.token, "Anna")
+        h.settle()
+        second.drain()
+        for c in (anna, second):
+            c.send({"type": "hint", "match": st["match_id"], "v": st["v"]})
+        answers = [
+            c.recv_until(lambda m: m["type"] in ("hint_answer", "error")) for c in (anna, second)
+        ]
+        kinds = sorted(m["type"] for m in answers)
+        assert kinds == ["error", "hint_answer"], answers
+        refused = next(m for m in answers if m["type"] == "error")
+        assert refused["code"] in ("hint_pending", "stale_version")
+        h.settle()
+        log = h.tc.portal.call(h.service.db.match_log, st["match_id"])
+        assert sum(1 for e in log if e["kind"] == "hint") == 1

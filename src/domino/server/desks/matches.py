@@ -231,6 +231,18 @@ class MatchRunner:
         meanwhile), then logged (everyone's log says a hint was used) and sent to ``conn``
         alone. Any refusal is an error frame to ``conn``; a refused hint is not counted."""
         door = self.env.hints
+        if seat in self.hinting:  # checked and taken with no await between: one at a time
+            conn.send(error_frame("hint_pending", ref, match=self.id, v=self.table.version))
+            return
+        self.hinting.add(seat)
+        try:
+            await self._hint(conn, seat, v, ref, door)
+        finally:
+            self.hinting.discard(seat)
+
+    async def _hint(
+        self, conn: Conn, seat: int, v: int, ref: str | None, door: HintDoor | None
+    ) -> None:
         try:
             if door is None:
                 raise CommandError("hint_off")
@@ -239,19 +251,14 @@ class MatchRunner:
                 raise CommandError("hint_rated")
             if not any(s.spec.kind == "bot" for s in self.table.seats):
                 raise CommandError("hint_no_bots")
-            if seat in self.hinting:
-                raise CommandError("hint_pending")
             async with self.lock:
                 if self.moved:
                     raise CommandError("match_moved")
                 seen = self.table.hint_view(seat, v, limit)
                 names = self.names()
+                # Seeded like a bot's decision, at a version no bot decides at (one-way).
                 seed = bot_seed(self.table.seed, seat, -self.table.version)
-            self.hinting.add(seat)
-            try:
-                found = await door.compute(seen, seed, names)
-            finally:
-                self.hinting.discard(seat)
+            found = await door.compute(seen, seed, names)
             async with self.lock:
                 if self.table.finished or self.moved or self.table.version != v:
                     raise CommandError("hint_stale")
