@@ -34,6 +34,7 @@ READERS = {
     "rules/hypothesis.py:": "a bot's guessed hands (its hypotheses, checked and dealt)",
     "bots/": "a bot reads its own hand in its view, and its guesses",
     "analysis/review.py:positions": "the truth of a finished match, for the hindsight verdict",
+    "analysis/reasons.py:": "the seat's own hand in its view (a hint's reason)",
     "openspiel.py:DominoState": "the OpenSpiel game's state itself (chance, moves)",
     "openspiel.py:state_of_view": "a bot's own hand in its view",
     "openspiel.py:OpenSpielISMCTS": "the rules (a Lager on or off)",

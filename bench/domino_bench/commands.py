@@ -19,6 +19,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         benchboard,
         benchcluster,
         benchfailover,
+        benchhint,
         benchpuzzles,
         benchrouter,
         crash,
@@ -30,6 +31,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     benchcluster.register(what)
     benchfailover.register(what)
     benchpuzzles.register(what)
+    benchhint.register(what)
     benchrouter.register(what)
     crash.register(what)
     audit.register(what)

@@ -101,6 +101,12 @@ def check_frames(
         if kind == "earlier_rounds":
             checked += check_history(msg, truth, mid)
             continue
+        if kind == "hint_answer":
+            # A hint goes to its seat alone and names only that seat's own tiles.
+            assert audience is not None, ("a spectator got a hint", raw)
+            assert msg["match"] == mid
+            assert tiles_in(msg) <= truth[msg["v"] - 1].hands[audience], raw
+            continue
         if kind not in ("state", "error"):
             assert not tiles_in(msg), (kind, raw[:300])
             continue
@@ -296,6 +302,61 @@ def test_nobody_ever_sees_a_tile_they_may_not_see(tmp_path: Path, name: str) -> 
             assert seats * 7 < 28  # leftovers existed and were checked above
 
 
+def test_hints_reach_their_seat_alone(tmp_path: Path) -> None:
+    """A match in which the human asks for every hint it may: every frame of every socket
+    (its second window, an opponent's, the spectator's) is audited as above, hint answers
+    included; only the asking seat's sockets hear what a hint said."""
+    rng = random.Random("hints")
+    with harness(tmp_path) as h:
+        anna, ben, zoe = h.person("Anna"), h.person("Ben"), h.person("Zoe")
+        lobby = lobby_with_bots(anna, 3, ["profi"], {"target": 30}, joiners=(ben,))
+        zoe.request({"type": "join_lobby", "code": lobby["code"], "watch": True}, "lobby")
+        anna.request({"type": "start"}, "match_started")
+        first = anna.recv_type("state")
+        mid = first["match_id"]
+        asked: set[tuple[int, int]] = set()
+        hints = [0, 0]
+        for _ in range(3000):
+            h.settle()
+            for c in h.clients:
+                c.drain()
+            if (latest_state(zoe) or first)["phase"] == "match_over":
+                break
+            acted = False
+            for seat, c in enumerate((anna, ben)):
+                st = latest_state(c)
+                if st is None or st["phase"] != "playing" or st["view"]["turn"] != st["you"]:
+                    continue
+                acted = True
+                if (seat, st["v"]) not in asked and len(st["view"]["legal"]) > 1:
+                    asked.add((seat, st["v"]))
+                    c.send({"type": "hint", "match": mid, "v": st["v"]})
+                    m = c.recv_until(lambda m: m["type"] in ("hint_answer", "error"))
+                    hints[seat] += m["type"] == "hint_answer"
+                    assert m["type"] == "hint_answer" or m["code"] == "hint_limit", m
+                    break
+                move = rng.choice(st["view"]["legal"])
+                c.send({"type": "move", "match": mid, "move": move, "v": st["v"]})
+                c.recv_until(lambda m, v=st["v"]: m["type"] == "error" or m.get("v", 0) > v)
+                break
+            if not acted:
+                assert h.step()
+        assert (latest_state(zoe) or {}).get("phase") == "match_over"
+        assert min(hints) >= 2
+        row, log = _stored(h, mid)
+        assert sum(1 for e in log if e["kind"] == "hint") == sum(hints)
+        truth = replay(Rules.from_dict(row["rules"]), row["seed"], log)
+        audience = {id(anna): 0, id(ben): 1, id(zoe): None}
+        for c in h.clients:
+            check_frames(c.frames, audience[id(c)], truth, row["seed"], mid)
+        assert not [f for f in zoe.frames if '"hint_answer"' in f]
+        # Each player heard only their own hints; everyone's log told every hint.
+        for seat, c in enumerate((anna, ben)):
+            assert sum('"hint_answer"' in f for f in c.frames) == hints[seat]
+        told = [e for f in map(json.loads, zoe.frames) if f["type"] == "state" for e in f["events"]]
+        assert sum(1 for e in told if e["kind"] == "hint") == sum(hints)
+
+
 def test_the_oracle_catches_a_leak() -> None:
     """The checker is not vacuous: a frame with another seat's tile fails it."""
     rules = Rules(seats=2)
@@ -323,6 +384,20 @@ def test_the_oracle_catches_a_leak() -> None:
         check_frames([json.dumps(frame)], 0, truth, "sekret-seed-42", "m")
     del frame["view"]["debug"]  # type: ignore[attr-defined]
     assert check_frames([json.dumps(frame)], 0, truth, "sekret-seed-42", "m") == 1
+
+
+def test_the_oracle_catches_a_hint_that_leaks() -> None:
+    rules = Rules(seats=2)
+    log = [{"kind": "start", "seat": None, "payload": {}, "v": 1, "t": 0.0}]
+    truth = replay(rules, "sekret-seed-42", log)
+    own, other = sorted(truth[0].hands[0])[0], sorted(truth[0].hands[1])[0]
+    frame = {"type": "hint_answer", "match": "m", "v": 1, "move": f"{own} L", "text": own}
+    assert check_frames([json.dumps(frame)], 0, truth, "sekret-seed-42", "m") == 0
+    with pytest.raises(AssertionError):  # to a spectator
+        check_frames([json.dumps(frame)], None, truth, "sekret-seed-42", "m")
+    frame["text"] = f"{own}, und {other}"
+    with pytest.raises(AssertionError):  # another seat's tile
+        check_frames([json.dumps(frame)], 0, truth, "sekret-seed-42", "m")
 
 
 _ = asyncio  # the portal runs the coroutines above

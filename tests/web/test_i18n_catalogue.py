@@ -21,6 +21,7 @@ from babel.messages.pofile import read_po
 from i18n_shapes import SUBJECTS, broken
 
 from domino import i18n
+from domino.analysis.reasons import KEYS as REASON_KEYS
 from domino.i18n import CATALOGUES, LANGS, Text, client_catalogue, po_path, tr, trn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +33,10 @@ NOT_A_SEAT = {"db_missing", "name_taken", "table.team", "home.hello"}
 SEAT_LINES = [
     *(f"log.{k}" for k in ("open", "play_L", "play_R", "draw", "pass", "fives")),
     *(f"log.{k}_auto" for k in ("play_L", "play_R", "draw", "pass")),
-    *(f"log.{k}" for k in ("timeout", "standin", "back", "leave", "disconnected", "connected")),
+    *(
+        f"log.{k}"
+        for k in ("timeout", "standin", "back", "leave", "disconnected", "connected", "hint")
+    ),
     "round.domino",
     "round.scores",
 ]
@@ -246,3 +250,17 @@ _EN: dict[str, str] = {
     assert tuple(de["quick.seats"].string) == ("{n} Platz", "{n} Plätze")
     assert de.get("log.draw_n") is None and de["bad_json"].string != "Anders."
     assert tool.main([*args, "--check"]) == 0  # ported: nothing left to do
+
+
+def test_every_reason_sentence_renders_in_both_languages() -> None:
+    params = {"tile": "6|5", "player": "Bot 2 (Profi)", "number": 5, "points": 10, "seat": 1}
+    for lang in LANGS:
+        for key in REASON_KEYS:
+            assert key in CATALOGUES[lang], key
+            text = tr(lang, key, **params)
+            assert "{" not in text and text != key, (lang, key)
+            assert not broken(text, lang), (lang, key, text)
+    assert tr("de", "reason.close") == "Knapp: beide Züge sind fast gleich gut."
+    assert tr("de", "reason.heavy_blocked_L", tile="6|5", player="Bot 2", number=5) == (
+        "Leg 6|5 links: dein schwerster Stein, und Bot 2 konnte vorhin keine 5 legen."
+    )

@@ -35,6 +35,7 @@ from domino.bots.meister import candidates, guess
 from domino.rules import Move, SeatView
 
 from .judge import as_candidate, margins
+from .reasons import reason
 from .review import positions
 
 FORMAT: Final = "domino-puzzle"
@@ -137,12 +138,13 @@ def judge_candidate(
     return failure, options, lead, share
 
 
-def reason_of(view: SeatView, options: list[tuple[Move, float]]) -> dict[str, Any] | None:
-    """The reason sentence for the best move, as ``{"key", "params"}`` of the catalogue,
-    or ``None`` (the client then shows the expected points alone)."""
-    # seam: reasons (issue 24 item 2): wire domino.analysis.reasons.reason(view, best,
-    # options) -> (key, params) here once it has landed.
-    return None
+def reason_of(
+    view: SeatView, options: list[tuple[Move, float]], names: list[str] | None = None
+) -> dict[str, Any]:
+    """The reason sentence for the best move (``options`` best first), as ``{"key",
+    "params"}`` of the catalogue: the same sentence a hint gives (:mod:`.reasons`)."""
+    key, params = reason(view, options[0][0], options, names)
+    return {"key": key, "params": params}
 
 
 def select(
@@ -207,7 +209,7 @@ def select(
                 "lead": round(lead, 2),
                 "share": round(share, 3),
                 "samples": rescores * samples,
-                "reason": reason_of(pos.view, options),
+                "reason": reason_of(pos.view, options, names),
             }
         )
     return out

@@ -392,16 +392,25 @@ class Meister:
 
     def choose(self, view: SeatView) -> Move:
         """The candidate with the best average margin over the guesses (done in time)."""
+        return self.evaluate(view)[0][0]
+
+    def evaluate(self, view: SeatView) -> list[tuple[Move, float]]:
+        """Every candidate with its average margin over the guesses it met: those still in
+        the search at its end first, in the order :meth:`choose` ranks them (Meister's choice
+        first), then the ones the halving dropped (by their average). A single
+        candidate is not searched: it comes back alone with 0.0. The hints and the
+        puzzles read these values (:func:`domino.analysis.reasons.reason`)."""
         stop = self._stop()
         cands = candidates(view)
         if len(cands) == 1:
-            return cands[0]
+            return [(cands[0], 0.0)]
         assert view.seat is not None
         know = infer(view)
         rules = view.rules
         side = rules.side_of(view.seat)
         others = rules.sides - 1
         totals = [0.0] * len(cands)
+        seen = [0] * len(cands)
         compiled = self._evidence(view, know)
         block = self.block
         value = self._valuer(view, side, others)
@@ -411,6 +420,7 @@ class Meister:
                 hyp = self._guess(know, view, compiled)
                 for k in alive:
                     totals[k] += value(playout(view, hyp, cands[k], block=block))
+                    seen[k] += 1
                 if stop is not None and stop():
                     break
             else:
@@ -421,15 +431,21 @@ class Meister:
                 continue
             break
         # Ties (rare with margins) go to Profi's preference, then the lower move index.
-        best = max(
+        ranked = sorted(
             alive,
             key=lambda k: (
                 totals[k],
                 profi_score(view, know, cands[k]) if cands[k].is_play else -1e9,
                 -cands[k].index,
             ),
+            reverse=True,
         )
-        return cands[best]
+        # The candidates dropped by the halving follow, by their average over what they saw.
+        dropped = sorted(
+            (k for k in range(len(cands)) if k not in alive and seen[k]),
+            key=lambda k: (-totals[k] / seen[k], k),
+        )
+        return [(cands[k], totals[k] / max(1, seen[k])) for k in ranked + dropped]
 
     def _valuer(self, view: SeatView, side: int, others: int) -> Callable[[tuple[int, ...]], float]:
         """The value of a playout's points per side: the margin of ``side`` (its points

@@ -105,6 +105,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "docs/analysis.md)",
     )
     p.add_argument(
+        "--hint-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for hints (Tipp; default 1; 0: hints off, docs/protocol.md)",
+    )
+    p.add_argument(
         "--analysis-duty",
         type=duty,
         default=None,
@@ -322,6 +329,8 @@ def run(args: argparse.Namespace) -> int:
         settings = dataclasses.replace(settings, analysis_workers=max(0, args.analysis_workers))
     if args.analysis_duty is not None:
         settings = dataclasses.replace(settings, analysis_duty=args.analysis_duty)
+    if args.hint_workers is not None:
+        settings = dataclasses.replace(settings, hint_workers=max(0, args.hint_workers))
     if hasattr(args, "bot_budget"):
         settings = dataclasses.replace(settings, bot_budget=args.bot_budget)
     node = args.node or f"{socket.gethostname()}:{settings.port}"

@@ -315,7 +315,7 @@ class Service:
                     await self.lobby_desk.action(conn, msg)
                 case p.FillBots() | p.QuickGame() | p.SetRated():
                     await self.lobby_desk.action(conn, msg)
-                case p.MoveCmd() | p.Back() | p.LeaveMatch():
+                case p.MoveCmd() | p.Back() | p.LeaveMatch() | p.Hint():
                     await matches.command(conn, msg.match, msg, ref)
                 case p.Watch() | p.Unwatch() | p.Sync():
                     await matches.watching(conn, msg)

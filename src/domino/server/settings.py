@@ -88,6 +88,14 @@ class Settings:
     analysis_stale: float = 60.0
     analysis_hindsight: bool = True
     analysis_duty: float = 0.3
+    # Hints (*Tipp*, server/desks/hints.py): worker processes (0 switches hints off), hints
+    # that may wait beyond them, the priority the workers lower themselves to (low:
+    # live matches first; the idle class would starve hints on a busy machine), and the CPU
+    # seconds one hint's search may take at most (Meister's playouts usually end it first).
+    hint_workers: int = 1
+    hint_queue: int = 8
+    hint_nice: int = 10
+    hint_budget: float = 0.5
     # /metrics: a token scrapers must send (``Authorization: Bearer ...``; None: open), or
     # an address of its own ("127.0.0.1:9100"; then the main port does not serve it).
     metrics_token: str | None = None

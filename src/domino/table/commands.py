@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from .model import BACK, LEAVE, MOVE
+from .model import BACK, HINT, LEAVE, MOVE
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +40,26 @@ class LeaveCommand:
     kind: ClassVar[str] = LEAVE
 
 
-Command = MoveCommand | BackCommand | LeaveCommand
+@dataclass(frozen=True, slots=True)
+class HintCommand:
+    """*Tipp*: Meister's choice for the seat, asked at log version ``v`` (the server
+    computes it off the event loop and logs only that a hint was used:
+    :meth:`Table.hint_view`, :meth:`Table.use_hint`)."""
+
+    kind: ClassVar[str] = HINT
+    v: int
+
+
+Command = MoveCommand | BackCommand | LeaveCommand | HintCommand
 BACK_COMMAND: Final = BackCommand()
 LEAVE_COMMAND: Final = LeaveCommand()
 
-__all__ = ["BACK_COMMAND", "LEAVE_COMMAND", "BackCommand", "Command", "LeaveCommand", "MoveCommand"]
+__all__ = [
+    "BACK_COMMAND",
+    "LEAVE_COMMAND",
+    "BackCommand",
+    "Command",
+    "HintCommand",
+    "LeaveCommand",
+    "MoveCommand",
+]

@@ -27,8 +27,11 @@ BACK: Final = "back"  # the stand-in bot stands down
 LEAVE: Final = "leave"  # the player left for good
 ROUND: Final = "round"  # the next round dealt and opened after the pause
 END: Final = "end"  # the match is over
+HINT: Final = "hint"  # the seat's player used a hint (its content is not logged)
 
-ENTRY_KINDS: Final = (START, MOVE, BOT_MOVE, TIMEOUT, BACK, LEAVE, ROUND, END)
+ENTRY_KINDS: Final = (START, MOVE, BOT_MOVE, TIMEOUT, BACK, LEAVE, ROUND, END, HINT)
+#: Hints a seat may use per round at most (a lobby's setting chooses 0..this).
+MAX_HINTS: Final = 3
 
 
 @dataclass(frozen=True, slots=True)

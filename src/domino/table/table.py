@@ -40,16 +40,17 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from domino.bots import auto_move, make_bot
-from domino.rules import MatchState, Move, RoundState, Rules, RulesError, view
+from domino.rules import MatchState, Move, RoundState, Rules, RulesError, SeatView, view
 
 from . import snapshot as snap
-from .commands import BackCommand, Command, LeaveCommand
+from .commands import BackCommand, Command, HintCommand, LeaveCommand
 from .entries import entry_moves
 from .events import Seen, announce
 from .model import (
     BACK,
     BOT_MOVE,
     END,
+    HINT,
     HUMAN,
     LEAVE,
     MATCH_OVER,
@@ -156,6 +157,8 @@ class Table:
         #: for a human seat (a stand-in or left seat's bot, an expired turn): their
         #: public events carry ``"auto": true`` (docs/match-state.md).
         self.auto_moves: dict[int, set[int]] = {}
+        #: Hints used per (round, seat) (``hint`` entries).
+        self.hints_used: dict[tuple[int, int], int] = {}
 
     def _set_bot_budget(self, budget: float | None, clock: Callable[[], float]) -> None:
         if budget is not None and not budget >= 0:
@@ -309,6 +312,41 @@ class Table:
             rounds[-1]["events"].append(ev)
         return rounds
 
+    def hint_view(self, seat: int, v: int, limit: int) -> SeatView:
+        """The view a hint for ``seat`` is computed from (its own, nothing else), or
+        :class:`CommandError`: not its turn, the table moved on since version ``v``,
+        ``limit`` hints this round used up (0: hints are off)."""
+        if not 0 <= seat < len(self.seats) or self.seats[seat].spec.kind != HUMAN:
+            raise CommandError("not_seated")
+        if self.finished:
+            raise CommandError("match_over")
+        st = self.seats[seat]
+        if st.left:
+            raise CommandError("left_match")
+        if limit <= 0:
+            raise CommandError("hint_off")
+        m = self._m
+        if m.round.over or m.round.turn != seat or st.standin:
+            raise CommandError("hint_not_your_turn")
+        if v != self.version:
+            raise CommandError("stale_version")
+        if self.hints_used.get((m.round_no, seat), 0) >= limit:
+            raise CommandError("hint_limit", n=limit)
+        return view(m, seat)
+
+    def hints_left(self, seat: int, limit: int) -> int:
+        """Hints ``seat`` may still use this round under ``limit``."""
+        used = self.hints_used.get((self._m.round_no, seat), 0) if self.match else 0
+        return max(0, limit - used)
+
+    def use_hint(self, seat: int, now: float) -> Outcome:
+        """Log that ``seat`` used a hint (everyone's log says so; what it said is the
+        seat's alone and is not logged)."""
+        now = self._clamp(now)
+        out = Outcome()
+        self._record(HINT, seat, {"round": self._m.round_no}, now, out)
+        return self._finish(out, now)
+
     @classmethod
     def restore(
         cls,
@@ -374,6 +412,8 @@ class Table:
             self._record(BACK, seat, {}, now, out)
         if isinstance(cmd, BackCommand):
             return
+        if isinstance(cmd, HintCommand):
+            raise CommandError("hint_off")  # the server asks hint_view / use_hint instead
         if cmd.v != version:
             raise CommandError("stale_version")
         # The rules parse the text and, making the move, decide whether it is legal.
@@ -470,7 +510,7 @@ class Table:
         kind, seat, payload, t = e["kind"], e["seat"], e["payload"], float(e["t"])
         if self.finished:
             raise RestoreError("Nothing happens after the match's end.")
-        if kind in (MOVE, BOT_MOVE, TIMEOUT, BACK, LEAVE) and not (
+        if kind in (MOVE, BOT_MOVE, TIMEOUT, BACK, LEAVE, HINT) and not (
             isinstance(seat, int) and 0 <= seat < len(self.seats)
         ):
             # The engine would apply a move without a seat for whoever is to move.
@@ -517,6 +557,10 @@ class Table:
             st.left = True
             st.standin = False
             self._events.append({"kind": "leave", "seat": seat})
+        elif kind == HINT:
+            key = (self._m.round_no, seat)
+            self.hints_used[key] = self.hints_used.get(key, 0) + 1
+            self._events.append({"kind": "hint", "seat": seat})
         elif kind == ROUND:
             if payload["round"] != self._m.round_no + 1:
                 raise RestoreError(f"Round {payload['round']} does not follow.")

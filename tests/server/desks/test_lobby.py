@@ -104,6 +104,7 @@ def test_rules_mode_sets_presets_then_single_rules_change(h: Harness) -> None:
         "lager": True,
         "fives": False,
         "pairs": False,
+        "hints": 3,  # the lobby's hints per round (not a game rule), kept beside them
     }
     lob = rules({"turn_seconds": 30, "fives": True})
     assert lob["rules"]["mode"] == "blitz" and lob["rules"]["turn_seconds"] == 30

@@ -19,7 +19,9 @@ import pytest
 
 from domino.analysis import review
 from domino.analysis.puzzles import START_RATING, check, elo
+from domino.analysis.reasons import KEYS as REASON_KEYS
 from domino.cli import main
+from domino.i18n import tr
 from domino.rules.record import loads
 from domino.server.desks.puzzles import build_in_worker, build_match, today
 from domino.server.storage.db import Database
@@ -235,7 +237,11 @@ def test_puzzles_are_built_as_the_analysis_is_stored_and_solved_over_http(
         assert best["rated"] is False and best["me"] is None
         values = [o["value"] for o in best["options"]]
         assert values == sorted(values, reverse=True) and best["best"] == best["options"][0]["move"]
-        assert best["played"] != best["best"] and best["reason"] is None  # seam: reasons
+        assert best["played"] != best["best"]
+        # The same sentence of reason a hint gives (domino.analysis.reasons), from the catalogue.
+        assert best["reason"]["key"] in REASON_KEYS and tr(
+            "de", best["reason"]["key"], **best["reason"]["params"]
+        )
         wrong = next(o["move"] for o in best["options"] if o["move"] != best["best"])
 
         # Accounts: Elo against the puzzle's rating, once per puzzle; the streak on the daily.

@@ -16,6 +16,7 @@ from domino.bots import LEVEL_NAMES, LEVELS
 from domino.i18n import t
 from domino.rules import InvalidRulesError, Mode, Rules
 from domino.server.protocol import LobbyOut, RulesPatch, SeatOut, WatcherOut
+from domino.table.model import MAX_HINTS
 
 # No 0/O, 1/I/L: codes are read aloud and typed from a phone.
 CODE_ALPHABET: Final = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -86,6 +87,8 @@ class Lobby:
     last: dict[str, Any] | None = None
     #: A proposed *Revanche* (desks/rematch.py), or ``None``.
     rematch: dict[str, Any] | None = None
+    #: Hints (*Tipp*) per round and seat, 0..MAX_HINTS (0: off); kept in the rules' JSON.
+    hints: int = MAX_HINTS
 
     @classmethod
     def create(cls, code: str, host: str, name: str, seats: int, now: float) -> Lobby:
@@ -238,6 +241,11 @@ class Lobby:
         self._need_host(actor)
         given = patch.model_fields_set
         rules = self.rules
+        hints = self.hints
+        if "hints" in given:
+            if patch.hints is None or not 0 <= patch.hints <= MAX_HINTS:
+                raise LobbyError("bad_hints")
+            hints = patch.hints
         try:
             if "mode" in given:
                 if patch.mode is None or patch.mode not in {m.value for m in Mode}:
@@ -258,6 +266,11 @@ class Lobby:
         seats = self._resized(rules.seats)
         self.rules = rules
         self.seats = seats
+        self.hints = hints
+
+    def rules_dict(self) -> dict[str, Any]:
+        """The rules as stored and shown: the game's rules plus the lobby's ``hints``."""
+        return {**self.rules.to_dict(), "hints": self.hints}
 
     def set_rated(self, actor: str, rated: bool) -> None:
         """Host: mark the lobby's next matches *gewertet* or not. Like the rules, only
@@ -312,7 +325,7 @@ class Lobby:
             link=share_link(base_url, self.code),
             status=self.status,  # type: ignore[arg-type]
             host=self.host,
-            rules=self.rules.to_dict(),
+            rules=self.rules_dict(),
             target_points=self.rules.target_points,
             seats=seats,
             watchers=[
@@ -328,7 +341,7 @@ class Lobby:
         return {
             "code": self.code,
             "host": self.host,
-            "rules": self.rules.to_dict(),
+            "rules": self.rules_dict(),
             "seats": [None if o is None else vars(o).copy() for o in self.seats],
             "watchers": [[p, n] for p, n in self.watchers.items()],
             "status": self.status,
@@ -354,7 +367,14 @@ class Lobby:
             rated=bool(d.get("rated", False)),
             last=d.get("last"),
             rematch=d.get("rematch"),
+            hints=_hints_of(d["rules"]),
         )
+
+
+def _hints_of(rules: dict[str, Any]) -> int:
+    """The stored ``hints`` setting; a missing or malformed one is the default."""
+    hints = rules.get("hints", MAX_HINTS)
+    return hints if type(hints) is int and 0 <= hints <= MAX_HINTS else MAX_HINTS
 
 
 def share_link(base_url: str, code: str) -> str:

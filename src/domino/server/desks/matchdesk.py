@@ -25,6 +25,7 @@ from domino.server import protocol as p
 from domino.server.cluster.ownership import Ownership, SingleProcess
 from domino.server.cluster.router import InProcessRouter
 from domino.server.desks.doors import NullObserver, Observer
+from domino.server.desks.hints import HintDesk
 from domino.server.desks.lobby import PLAYING, Lobby, LobbyError
 from domino.server.desks.matches import MatchEnv, MatchHooks, MatchRunner, PersistError
 from domino.server.desks.matchviews import MatchViews
@@ -68,6 +69,7 @@ class MatchDesk(MatchViews):
         self.seated: dict[str, str] = {}  # profile -> unfinished match it plays in
         self._activity = activity
         self._lobby_free = lobby_free
+        self.hints = HintDesk(settings, db)
         hooks = MatchHooks(
             finishing=self.store_finish,
             finished=self.after_finish,
@@ -84,6 +86,7 @@ class MatchDesk(MatchViews):
             timing=settings.timing,
             bot_budget=settings.bot_budget,
             observer=observer or NullObserver(),
+            hints=self.hints,
         )
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -125,6 +128,7 @@ class MatchDesk(MatchViews):
             await runner.stop()
         for mid in list(self.runners):
             await self.ownership.release(mid)
+        await self.hints.stop()
 
     async def renamed(self, profile: str, name: str) -> None:
         """``profile`` took a new name: the seat it plays in a running match shows it to

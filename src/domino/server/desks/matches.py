@@ -21,14 +21,19 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from domino.i18n import t
+from domino.rules import SeatView
 from domino.rules.audience import audience_of
 from domino.server.clock import Clock
 from domino.server.desks.doors import EntryStore, NullObserver, Observer, Router, StaleFence
+from domino.server.protocol.server import HintMsg
 from domino.server.protocol.server import error as error_frame
 from domino.server.transport.conn import Conn
 from domino.table import Command, LeaveCommand, Outcome, SeatSpec, Table
+from domino.table.commands import HintCommand
+from domino.table.table import CommandError, bot_seed
 
 log = logging.getLogger("domino.server")
 
@@ -65,6 +70,18 @@ class MatchHooks:
     online: Callable[[str], bool]
 
 
+class HintDoor(Protocol):
+    """What a runner asks about hints (``server/desks/hints.HintDesk`` is one)."""
+
+    async def limits(self, lobby: str | None) -> tuple[int, bool]:
+        """``(hints per round, rated)`` of the match's lobby."""
+        ...
+
+    async def compute(self, view: SeatView, seed: str, names: list[str]) -> dict[str, Any]:
+        """The hint for ``view`` (off the event loop); raises ``HintRefused``."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class MatchEnv:
     """Everything the runners of one process share: the doors, the clock, table settings."""
@@ -76,6 +93,9 @@ class MatchEnv:
     timing: Any = None
     bot_budget: float | None = None
     observer: Observer = field(default_factory=NullObserver)
+    #: Hints (``server/desks/hints.py``): the lobby's limits and the worker processes;
+    #: ``None``: this process gives none.
+    hints: HintDoor | None = None
 
 
 class MatchRunner:
@@ -104,6 +124,8 @@ class MatchRunner:
         # The end is stored and announced, and the ``finished`` hook has returned.
         self.gone = False
         self.finished_players: list[str] = []
+        # Seats whose hint is being computed (one at a time per seat).
+        self.hinting: set[int] = set()
 
     # -- who is where --------------------------------------------------------------------
     def seat_of(self, profile: str) -> int | None:
@@ -167,6 +189,9 @@ class MatchRunner:
     # -- commands and connections --------------------------------------------------------
     async def command(self, conn: Conn, seat: int, cmd: Command, ref: str | None) -> None:
         """A seat's command from ``conn``; errors go back to ``conn`` only."""
+        if isinstance(cmd, HintCommand):
+            await self.hint(conn, seat, cmd.v, ref)
+            return
         began = time.perf_counter()
         kind = cmd.kind
         observe = self.env.observer.command
@@ -199,6 +224,74 @@ class MatchRunner:
         self.wake.set()
         if leaving:
             await self.env.hooks.left(self, seat)
+
+    async def hint(self, conn: Conn, seat: int, v: int, ref: str | None) -> None:
+        """A hint for ``seat`` asked on version ``v``: checked against the lobby's rules and
+        the table, computed off the event loop from the seat's view (the lock is free
+        meanwhile), then logged (everyone's log says a hint was used) and sent to ``conn``
+        alone. Any refusal is an error frame to ``conn``; a refused hint is not counted."""
+        door = self.env.hints
+        if seat in self.hinting:  # checked and taken with no await between: one at a time
+            conn.send(error_frame("hint_pending", ref, match=self.id, v=self.table.version))
+            return
+        self.hinting.add(seat)
+        try:
+            await self._hint(conn, seat, v, ref, door)
+        finally:
+            self.hinting.discard(seat)
+
+    async def _hint(
+        self, conn: Conn, seat: int, v: int, ref: str | None, door: HintDoor | None
+    ) -> None:
+        try:
+            if door is None:
+                raise CommandError("hint_off")
+            limit, rated = await door.limits(self.lobby)
+            if rated:
+                raise CommandError("hint_rated")
+            if not any(s.spec.kind == "bot" for s in self.table.seats):
+                raise CommandError("hint_no_bots")
+            async with self.lock:
+                if self.moved:
+                    raise CommandError("match_moved")
+                seen = self.table.hint_view(seat, v, limit)
+                names = self.names()
+                # Seeded like a bot's decision, at a version no bot decides at (one-way).
+                seed = bot_seed(self.table.seed, seat, -self.table.version)
+            found = await door.compute(seen, seed, names)
+            async with self.lock:
+                if self.table.finished or self.moved or self.table.version != v:
+                    raise CommandError("hint_stale")
+                out = self.table.use_hint(seat, self.env.clock.now())
+                try:
+                    await self._apply(out)
+                except MatchMoved:
+                    raise CommandError("match_moved") from None
+                except PersistError:
+                    raise CommandError("not_stored") from None
+                left = self.table.hints_left(seat, limit)
+                conn.send(
+                    HintMsg(
+                        match=self.id,
+                        v=self.table.version,
+                        move=found["move"],
+                        key=found["key"],
+                        params=found["params"],
+                        text=t(found["key"], **found["params"]),
+                        left=left,
+                    )
+                )
+        except CommandError as exc:
+            conn.send(error_frame(exc.code, ref, match=self.id, v=self.table.version, **exc.params))
+            return
+        except Exception as exc:
+            code = getattr(exc, "code", None)
+            if not isinstance(code, str):
+                log.exception("match %s: hint failed", self.id)
+                code = "hint_failed"
+            conn.send(error_frame(code, ref, match=self.id, v=self.table.version))
+            return
+        self.wake.set()
 
     async def sync_connected(self, seat: int) -> None:
         """Tell the table whether the seat's player has a socket open now.

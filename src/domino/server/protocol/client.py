@@ -13,6 +13,7 @@ from domino.table.commands import (
     BACK_COMMAND,
     LEAVE_COMMAND,
     BackCommand,
+    HintCommand,
     LeaveCommand,
     MoveCommand,
 )
@@ -126,6 +127,7 @@ class RulesPatch(BaseModel):
     lager: bool | None = None
     fives: bool | None = None
     pairs: bool | None = None
+    hints: int | None = None
 
 
 class FillBots(_In):
@@ -201,6 +203,19 @@ class LeaveMatch(_In):
         return LEAVE_COMMAND
 
 
+class Hint(_In):
+    """*Tipp*: Meister's choice for the sender's seat, asked on version ``v`` (unrated
+    games with bots, the lobby's limit per round; docs/protocol.md)."""
+
+    type: Literal["hint"]
+    match: MatchId
+    v: int
+
+    def command(self) -> HintCommand:
+        """The table's command."""
+        return HintCommand(self.v)
+
+
 class Watch(_In):
     """Watch a running match as a spectator."""
 
@@ -271,6 +286,7 @@ ClientMessage = Annotated[
     | MoveCmd
     | Back
     | LeaveMatch
+    | Hint
     | Watch
     | Unwatch
     | Sync
@@ -283,7 +299,7 @@ ClientMessage = Annotated[
 _CLIENT = TypeAdapter(ClientMessage)
 #: A seat's command for its match: what the match desk takes (and, in a cluster,
 #: forwards as its ``model_dump()`` to the node that drives the match).
-MatchCommand = MoveCmd | Back | LeaveMatch
+MatchCommand = MoveCmd | Back | LeaveMatch | Hint
 _COMMAND: TypeAdapter[MatchCommand] = TypeAdapter(
     Annotated[MatchCommand, Field(discriminator="type")]
 )

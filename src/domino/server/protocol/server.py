@@ -223,6 +223,21 @@ class EarlierRoundsMsg(_Out):
     rounds: list[RoundEventsOut]
 
 
+class HintMsg(_Out):
+    """Answer to ``hint``, to the asking socket only: Meister's move for the seat
+    (``"6|5 L"``), the reason's catalogue key and parameters and its German ``text``, the
+    hints left this round, and the version it was computed on."""
+
+    type: Literal["hint_answer"] = "hint_answer"
+    match: str
+    v: int
+    move: str
+    key: str
+    params: dict[str, Any]
+    text: str
+    left: int
+
+
 class ProfileMsg(_Out):
     """The receiver's profile after a change (XP at a match's end)."""
 
@@ -412,6 +427,7 @@ SERVER_MODELS: tuple[type[BaseModel], ...] = (
     RematchMsg,
     InvitedMsg,
     InviteSentMsg,
+    HintMsg,
 )
 REST_MODELS: tuple[type[BaseModel], ...] = (
     GuestIn,

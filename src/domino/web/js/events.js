@@ -31,6 +31,7 @@ export function describeEvent(ev, nameOf, me) {
     case "leave":
     case "disconnected":
     case "connected":
+    case "hint":
       return t(about(`log.${ev.kind}`), { name });
     case "round_end":
       return t("round.title", { n: ev.round });

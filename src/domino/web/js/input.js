@@ -43,6 +43,7 @@ export function bindKeys(target, escape, replay = () => null) {
     else if (k === "r") tv.playAt("R");
     else if (k === "d") tv.draw();
     else if (k === "p") tv.pass();
+    else if (k === "t") tv.askHint();
     else if (k === "ArrowLeft") tv.moveFocus(-1, 0);
     else if (k === "ArrowRight") tv.moveFocus(1, 0);
     else if (k === "ArrowUp") tv.moveFocus(0, -1);
@@ -55,7 +56,7 @@ export function bindKeys(target, escape, replay = () => null) {
 }
 
 // Standard mapping (https://w3c.github.io/gamepad/#remapping) button indices.
-const BTN = { A: 0, B: 1, X: 2, Y: 3, LB: 4, RB: 5, UP: 12, DOWN: 13, LEFT: 14, RIGHT: 15 };
+const BTN = { A: 0, B: 1, X: 2, Y: 3, LB: 4, RB: 5, VIEW: 8, UP: 12, DOWN: 13, LEFT: 14, RIGHT: 15 };
 
 function focusables() {
   const scope = document.querySelector(".overlay [role=dialog], .overlay.help") || document.querySelector("#app");
@@ -102,6 +103,7 @@ export function startGamepad(target, escape, replay = () => null) {
       else if (btn === BTN.RB) tv.playAt("R");
       else if (btn === BTN.X) tv.draw();
       else if (btn === BTN.Y) tv.pass();
+      else if (btn === BTN.VIEW) tv.askHint();
       else if (btn === BTN.LEFT) tv.moveFocus(-1, 0);
       else if (btn === BTN.RIGHT) tv.moveFocus(1, 0);
       else if (btn === BTN.UP) tv.moveFocus(0, -1);

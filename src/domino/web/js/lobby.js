@@ -84,6 +84,7 @@ export function lobbyScreen({ lobby, you }, { send, toast, home, level = "fortge
     seg(t("rule.lager"), "lager", [[true, t("val.on")], [false, t("val.off")]], rules.lager, host, (v) => set({ lager: v })),
     seg(t("rule.fives"), "fives", [[true, t("val.on")], [false, t("val.off")]], rules.fives, host, (v) => set({ fives: v })),
     rules.seats === 4 ? seg(t("rule.pairs"), "pairs", [[true, t("val.on")], [false, t("val.off")]], rules.pairs, host, (v) => set({ pairs: v })) : null,
+    seg(t("lobby.hints"), "hints", [[0, t("lobby.hints_off")], [1, "1"], [2, "2"], [3, "3"]], rules.hints ?? 3, host, (v) => set({ hints: v })),
   ];
 
   const seated = you && you.seat !== null && you.seat !== undefined;

@@ -104,8 +104,12 @@ export function onMessage(msg) {
     case "invite_sent":
       import("./rematch.js").then((m) => m.onMessage(msg));
       break;
+    case "hint_answer":
+      if (app.table) import("./hint.js").then((m) => m.showHint(app.table, msg));
+      break;
     case "error":
       if (app.table) app.table.pending = false;
+      if (app.table && msg.code?.startsWith("hint_")) import("./hint.js").then((m) => m.hintRefused(app.table, msg));
       if (["match_not_found", "match_over"].includes(msg.code) && route().name === "match" && !app.lastState) {
         // An old match link: nothing to show here any more.
         app.matchId = null;

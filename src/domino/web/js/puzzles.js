@@ -113,7 +113,6 @@ export class PuzzleView {
     const rating = r.rated ? h("p", { "data-testid": "puzzle-rating" }, t("puzzles.rating_change", { before: r.rating_before, after: r.me.rating }), " · ", streak(r.me)) : r.me ? h("p.muted", {}, t("puzzles.again")) : null;
     clear(this.result).append(h("div", {},
       h(`p.puzzle-verdict.${r.correct ? "correct" : "wrong"}`, { role: "status" }, r.correct ? t("puzzles.correct") : t("puzzles.wrong", { best: moveText(r.best) })),
-      // seam: reasons (issue 24 item 2): the server sends {key, params} once wired.
       r.reason ? h("p", {}, t(r.reason.key, r.reason.params || {})) : null,
       h("p.muted", {}, t("puzzles.options", { samples: r.samples })),
       h("ol.puzzle-options", { "data-testid": "puzzle-options" }, rows),

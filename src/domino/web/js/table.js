@@ -245,6 +245,17 @@ export class TableView {
     refocus(this.root, `t:${tile}`);
   }
 
+  /** Tipp (button, T, the controller's View button): hint.js, loaded on demand. */
+  askHint() {
+    import("./hint.js").then((m) => m.askHint(this));
+  }
+
+  /** The tile of the hint given on this version, or null. */
+  get hintedTile() {
+    const hint = this.hint;
+    return hint && hint.v === this.state?.v ? hint.move.split(" ")[0] : null;
+  }
+
   /** Select the i-th tile from the left (keys 1-9) without playing it. */
   selectIndex(i) {
     const hand = this.state?.view?.hand || [];
@@ -676,7 +687,7 @@ export class TableView {
       const ends = mine ? this.fits(tile) : [];
       const playable = ends.length > 0;
       const label = `${t("table.tile", { tile })}${mine ? `, ${this.fitText(ends)}` : ""}`;
-      const cls = ["tile-btn", playable ? "playable" : "", mine && !playable ? "dim" : "", this.selected === tile ? "selected" : "", this.fresh?.has(tile) ? "fresh" : ""].filter(Boolean).join(".");
+      const cls = ["tile-btn", playable ? "playable" : "", mine && !playable ? "dim" : "", this.selected === tile ? "selected" : "", this.fresh?.has(tile) ? "fresh" : "", this.hintedTile === tile ? "hinted" : ""].filter(Boolean).join(".");
       const btn = h(
         `button.${cls}`,
         {
@@ -707,6 +718,10 @@ export class TableView {
       h("button.action.draw", { type: "button", disabled: !this.can("D"), dataset: { focusKey: "a:draw" }, onclick: () => this.draw(), "aria-keyshortcuts": "D" }, t("table.draw")),
       h("button.action.pass", { type: "button", disabled: !this.can("P"), dataset: { focusKey: "a:pass" }, onclick: () => this.pass(), "aria-keyshortcuts": "P" }, t("table.pass")),
     );
+    if (!this.hintsRefused && (s.seats || []).some((x) => x.kind === "bot")) {
+      const out = this.hint?.round === v.round && this.hint.left === 0;
+      this.actionsEl.append(h("button.action.hint", { type: "button", disabled: !mine || out, dataset: { focusKey: "a:hint" }, onclick: () => this.askHint(), "aria-keyshortcuts": "T", title: `${t("hint.title")} (T)` }, t("hint.button")));
+    }
     const info = s.seats?.[this.me] || {};
     if (info.standin) {
       this.actionsEl.append(h("button.action.back", { type: "button", dataset: { focusKey: "a:back" }, onclick: () => this.hooks.send({ type: "back", match: s.match || s.match_id }) }, t("table.im_back")));
