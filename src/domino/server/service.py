@@ -44,6 +44,7 @@ from domino.server.desks.matchdesk import MatchDesk, record_of
 from domino.server.desks.matches import MatchRunner
 from domino.server.desks.people import People
 from domino.server.desks.queries import Queries
+from domino.server.desks.talk import TalkDesk
 from domino.server.metrics import Metrics
 from domino.server.settings import Settings
 from domino.server.storage.db import Database
@@ -123,6 +124,7 @@ class Service:
         self.lobby_desk = LobbyDesk(settings, self.db, self.router, self.match_desk)
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
         self.queries = Queries(settings, self.db)
+        self.talk = TalkDesk(settings, self.db, self.router)
         self.analyses = AnalysisDesk(settings, self.db, self.node)
         # /api/health: whether the database answers (a connection of the probe's own).
         self.health = HealthProbe(settings.database_url, self.clock)
@@ -312,6 +314,8 @@ class Service:
                     await matches.watching(conn, msg)
                 case p.History():
                     await matches.history(conn, msg)
+                case p.Say() | p.React() | p.Block() | p.ListBlocks() | p.Report() | p.TalkLog():
+                    await self.talk.handle(conn, msg)
                 case _:  # pragma: no cover - the parser admits only the types above
                     raise LobbyError("unknown_type", type=type(msg).__name__)
         except LobbyError as exc:

@@ -26,6 +26,10 @@ class Tables:
     players: sa.Table
     members: sa.Table
     analyses: sa.Table
+    talk: sa.Table
+    blocks: sa.Table
+    reports: sa.Table
+    mutes: sa.Table
 
 
 def make_tables(prefix: str = "") -> Tables:
@@ -124,4 +128,68 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("updated_at", sa.Float, nullable=False),
         sa.Column("result", sa.Text, nullable=True),
     )
-    return Tables(meta, profiles, tokens, lobbies, matches, log, players, members, analyses)
+    talk, blocks, reports, mutes = talk_tables(meta, prefix)
+    return Tables(
+        meta,
+        profiles,
+        tokens,
+        lobbies,
+        matches,
+        log,
+        players,
+        members,
+        analyses,
+        talk,
+        blocks,
+        reports,
+        mutes,
+    )
+
+
+def talk_tables(meta: sa.MetaData, prefix: str) -> tuple[sa.Table, sa.Table, sa.Table, sa.Table]:
+    """Table talk (docs/protocol.md "Table talk"): messages, blocks, reports, mutes."""
+    # Every free-text message, kept with its room: ``lobby:{code}`` or ``match:{id}``.
+    talk = sa.Table(
+        f"{prefix}talk_messages",
+        meta,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("room", sa.String(64), nullable=False),
+        sa.Column("profile_id", sa.String(40), nullable=False),
+        sa.Column("name", sa.String(100), nullable=False),
+        sa.Column("seat", sa.Integer, nullable=True),
+        sa.Column("text", sa.Text, nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.Index(f"{prefix}ix_talk_messages_room_id", "room", "id"),
+    )
+    # ``blocker`` hides ``blocked``'s messages and reactions (and the reverse: the pair
+    # never hears each other).
+    blocks = sa.Table(
+        f"{prefix}talk_blocks",
+        meta,
+        sa.Column("blocker", sa.String(40), primary_key=True),
+        sa.Column("blocked", sa.String(40), primary_key=True, index=True),
+        sa.Column("at", sa.Float, nullable=False),
+    )
+    # *Melden*: the message, who wrote it and the talk before it, for the moderators.
+    reports = sa.Table(
+        f"{prefix}talk_reports",
+        meta,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("message_id", sa.Integer, nullable=False),
+        sa.Column("reporter", sa.String(40), nullable=False),
+        sa.Column("reported", sa.String(40), nullable=False, index=True),
+        sa.Column("room", sa.String(64), nullable=False),
+        sa.Column("text", sa.Text, nullable=False),
+        sa.Column("context", sa.Text, nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.UniqueConstraint("message_id", "reporter", name=f"{prefix}uq_talk_reports_once"),
+    )
+    # A profile silenced by a moderator until ``until`` (``domino mod mute``).
+    mutes = sa.Table(
+        f"{prefix}talk_mutes",
+        meta,
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("until", sa.Float, nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+    )
+    return talk, blocks, reports, mutes
