@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("demo", "bench", "arena", "serve", "replay", "db")
+COMMANDS = ("demo", "bench", "arena", "serve", "replay", "db", "mod")
 
 
 def build_parser() -> argparse.ArgumentParser:
