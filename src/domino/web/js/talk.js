@@ -12,6 +12,11 @@ const REACTIONS = ["hallo", "viel_glueck", "gut_gespielt", "danke", "hoppla", "g
 const MAX = 200;
 const SHOWN_MS = 4000;
 const store = window.localStorage;
+// Small icons of our own (an emoji font is not everywhere).
+const svg = (d) => h("span.talk-icon", { "aria-hidden": "true", html: `<svg viewBox="0 0 24 24" width="22" height="22" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${d}</svg>` });
+const CHAT_ICON = '<path d="M4 5h16v11H9l-5 4z"/>';
+const SMILE_ICON = '<circle cx="12" cy="12" r="9"/><path d="M8 14c1 1.5 2.5 2 4 2s3-.5 4-2"/><path d="M9 9.5h.01M15 9.5h.01"/>';
+const MUTE_ICON = '<path d="M4 9h4l5-4v14l-5-4H4z"/><path d="M17 9l5 6M22 9l-5 6"/>';
 
 const talk = {
   room: null, // {room: "lobby"|"match", match, key}
@@ -106,7 +111,7 @@ function draw() {
   // Open in the lobby, folded at the table (the hand needs the room); each remembered.
   const key = talk.room.room === "match" ? "tableOpen" : "lobbyClosed";
   const open = talk.room.room === "match" ? !!settings()[key] : !settings()[key];
-  const details = h("details.talk-box", { open, ontoggle: (e) => saveSettings({ ...settings(), [key]: talk.room.room === "match" ? e.target.open : !e.target.open }) }, h("summary", { dataset: { testid: "talk-open" } }, title));
+  const details = h("details.talk-box", { open, ontoggle: (e) => saveSettings({ ...settings(), [key]: talk.room.room === "match" ? e.target.open : !e.target.open }) }, h("summary", { dataset: { testid: "talk-open" }, "aria-label": title, title }, inline ? title : svg(CHAT_ICON)));
   const log = h("ul.talk-log", { "aria-live": "polite", dataset: { testid: "talk-log" } });
   details.append(log);
   if (pairsPlayer()) details.append(h("p.talk-note", {}, t("talk.pairs_only")));
@@ -137,7 +142,7 @@ function draw() {
     const bar = h(
       "details.talk-reactions",
       { open: !!s.reactOpen, ontoggle: (e) => saveSettings({ ...settings(), reactOpen: e.target.open }) },
-      h("summary", { dataset: { testid: "reactions-open" }, "aria-label": t("talk.reactions") }, "🙂"),
+      h("summary", { dataset: { testid: "reactions-open" }, "aria-label": t("talk.reactions"), title: t("talk.reactions") }, svg(SMILE_ICON)),
       REACTIONS.map((k) => h("button.talk-react", { type: "button", title: t(`reaction.${k}`), "aria-label": `${t("talk.react")}: ${t(`reaction.${k}`)}`, dataset: { testid: `react-${k}` }, onclick: () => send({ type: "react", match: talk.room.match, key: k }) }, t(`reaction.${k}`))),
       h("label.talk-mute", {}, h("input", { type: "checkbox", checked: !!s.muteAll, onchange: (e) => saveSettings({ ...settings(), muteAll: e.target.checked }) }), t("talk.mute_all")),
     );
@@ -180,12 +185,12 @@ function showReaction(msg) {
     "div.talk-bubble",
     { role: "status", dataset: { testid: "reaction", sender: msg.sender } },
     h("span.talk-bubble-text", {}, msg.seat === null ? `${t("talk.spectator", { who: msg.name })}: ${text}` : mine ? text : `${msg.name}: ${text}`),
-    mine ? null : h("button.link.talk-bubble-mute", { type: "button", "aria-label": t("talk.mute_seat", { who: msg.name }), title: t("talk.mute_seat", { who: msg.name }), onclick: () => { saveSettings({ ...settings(), muted: [...(settings().muted || []), msg.sender] }); bubble.remove(); } }, "🔇"),
+    mine ? null : h("button.link.talk-bubble-mute", { type: "button", "aria-label": t("talk.mute_seat", { who: msg.name }), title: t("talk.mute_seat", { who: msg.name }), onclick: () => { saveSettings({ ...settings(), muted: [...(settings().muted || []), msg.sender] }); bubble.remove(); } }, svg(MUTE_ICON)),
   );
   if (seatEl) {
     const r = seatEl.getBoundingClientRect();
     bubble.style.left = `${Math.max(4, Math.min(window.innerWidth - 180, r.left))}px`;
-    bubble.style.top = `${Math.max(4, r.top - 8)}px`;
+    bubble.style.top = `${Math.min(window.innerHeight - 48, r.bottom + 4)}px`;
     bubble.classList.add("at-seat");
   }
   document.body.append(bubble);
