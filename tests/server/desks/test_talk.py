@@ -66,7 +66,7 @@ def test_lobby_chat_reaches_every_member_cleaned_and_is_kept(h: Harness) -> None
     assert not _said(otto)
     otto.expect_error({"type": "say", "room": "lobby", "text": "hi"}, "talk_no_lobby")
     # Kept with the lobby: a member who asks gets it; so does a newcomer.
-    log = ben.request({"type": "talk_log", "room": "lobby"}, "talk_log")
+    log = ben.request({"type": "talk_log", "room": "lobby"}, "chat_log")
     assert [m["text"] for m in log["messages"]] == [want] and log["key"] == code
     assert [m["text"] for m in _stored(h, f"lobby:{code}")] == [want]
 
@@ -131,7 +131,7 @@ def test_a_blocked_players_messages_and_reactions_never_reach_the_blocker(h: Har
     _sync(ben)
     assert [m["text"] for m in _said(anna)] == ["Hallo alle"]
     # Nor in the kept log.
-    log = ben.request({"type": "talk_log", "room": "lobby"}, "talk_log")
+    log = ben.request({"type": "talk_log", "room": "lobby"}, "chat_log")
     assert [m["text"] for m in log["messages"]] == ["Hallo Zoe"]
     # Reactions in the match too.
     anna.request({"type": "start"}, "match_started")
@@ -220,7 +220,7 @@ def test_paare_players_get_reactions_only_spectators_talk_among_themselves(h: Ha
     for c in (anna, ben, second):
         assert _said(c) == []
     assert (
-        anna.request({"type": "talk_log", "room": "match", "match": mid}, "talk_log")["messages"]
+        anna.request({"type": "talk_log", "room": "match", "match": mid}, "chat_log")["messages"]
         == []
     )
     # Reactions work for the players.

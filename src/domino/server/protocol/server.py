@@ -254,7 +254,7 @@ class TalkLogMsg(_Out):
     """Answer to ``talk_log``: a room's last messages, oldest first (blocked ones left
     out)."""
 
-    type: Literal["talk_log"] = "talk_log"
+    type: Literal["chat_log"] = "chat_log"
     room: Literal["lobby", "match"]
     key: str
     messages: list[ChatOut]

@@ -106,7 +106,7 @@ export function onMessage(msg) {
       toast(msg.message || t("error.generic"));
       break;
     case "chat":
-    case "talk_log":
+    case "chat_log":
     case "reaction":
     case "blocks":
     case "reported":

@@ -68,7 +68,7 @@ export function onTalk(msg) {
       drawLog();
       break;
     }
-    case "talk_log":
+    case "chat_log":
       if (!talk.room || msg.room !== talk.room.room || (talk.room.match && msg.key !== talk.room.key)) break;
       talk.messages = msg.messages.filter((m) => !talk.blocked.has(m.sender));
       drawLog();
