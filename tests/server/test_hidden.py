@@ -101,6 +101,8 @@ def check_frames(
         if kind == "earlier_rounds":
             checked += check_history(msg, truth, mid)
             continue
+        if kind == "reaction":  # table talk: a key of the fixed set, nothing of the table
+            assert set(msg) == {"type", "match", "seat", "sender", "name", "key"}, msg
         if kind not in ("state", "error"):
             assert not tiles_in(msg), (kind, raw[:300])
             continue
@@ -217,6 +219,15 @@ def test_nobody_ever_sees_a_tile_they_may_not_see(tmp_path: Path, name: str) -> 
         mid = first["match_id"]
         audience: dict[int, int | None] = {id(c): i for i, c in enumerate(players)}
         audience[id(spectator)] = None
+        # Table talk rides along: every reaction and message frame is audited below.
+        for c in players:
+            c.send({"type": "react", "match": mid, "key": "viel_glueck"})
+            c.send({"type": "say", "room": "match", "match": mid, "text": "Viel Glück!"})
+        spectator.send({"type": "say", "room": "match", "match": mid, "text": "Spannend!"})
+        spectator.send({"type": "react", "match": mid, "key": "daumen"})
+        for c in [*players, spectator]:
+            c.send({"type": "ping"})
+            c.recv_type("pong")
         # First half, then everybody reconnects (new sockets, same tokens), then the rest.
         play_out(
             h, players, rng, idle=idle, stop=lambda: (latest_state(spectator) or first)["v"] >= 12
@@ -245,6 +256,8 @@ def test_nobody_ever_sees_a_tile_they_may_not_see(tmp_path: Path, name: str) -> 
         play_out(h, again, rng, idle=idle)
         assert (latest_state(watcher) or {}).get("phase") == "match_over"
         ask_history(h, [*again, watcher], mid)
+        talk = [json.loads(f) for c in h.clients for f in c.frames if '"reaction"' in f]
+        assert len([m for m in talk if m["type"] == "reaction"]) >= humans + 1
         answers = [json.loads(f) for c in h.clients for f in c.frames if '"earlier_rounds"' in f]
         assert sum(1 for a in answers if a["type"] == "earlier_rounds" and a["rounds"]) >= 4
         row, log = _stored(h, mid)
