@@ -196,3 +196,14 @@ function showReaction(msg) {
   document.body.append(bubble);
   setTimeout(() => bubble.remove(), SHOWN_MS);
 }
+
+/** The talk of a finished match, for its replay (text only; blocked senders left out). */
+export function replayTalk(messages) {
+  const shown = messages.filter((m) => !talk.blocked.has(m.sender));
+  return h(
+    "section.card.talk-replay",
+    { dataset: { testid: "replay-talk" } },
+    h("h2", {}, t("talk.replay")),
+    h("ul.talk-log", {}, shown.map((m) => h("li.talk-msg", {}, h("b.talk-name", {}, m.name), " ", h("span.talk-text", {}, m.text)))),
+  );
+}
