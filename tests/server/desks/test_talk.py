@@ -294,3 +294,6 @@ def test_the_match_chat_is_in_the_replay(tmp_path: Path) -> None:
         zoe.expect_error(
             {"type": "say", "room": "match", "match": mid, "text": "gg"}, "talk_match_over"
         )
+        # Its log stays readable (as public as the replay).
+        log = anna.request({"type": "talk_log", "room": "match", "match": mid}, "chat_log")
+        assert [m["text"] for m in log["messages"]] == ["Los geht's"]

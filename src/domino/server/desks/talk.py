@@ -176,19 +176,27 @@ class TalkDesk:
         try:
             room = await self._room(conn, msg.room, msg.match)
         except LobbyError as exc:
+            if exc.code == "talk_match_over" and msg.match:
+                # A finished match's talk is public (its replay shows it): read only.
+                room = Room("match", msg.match, [], None, spectators=False)
+                await self._send_log(conn, msg.room, room)
+                return
             if exc.code != "talk_pairs":
                 raise
             # A running Paare match's player reads no free text: an empty log.
             key = msg.match or await self.db.lobby_of(conn.profile) or ""
             conn.send(p.TalkLogMsg(room=msg.room, key=key, messages=[]))
             return
+        await self._send_log(conn, msg.room, room)
+
+    async def _send_log(self, conn: Conn, kind: str, room: Room) -> None:
         blocked = await self.db.blocked_with(conn.profile)
         rows = await self.db.messages(room.name, LOG_LENGTH)
         conn.send(
             p.TalkLogMsg(
-                room=msg.room,
+                room="lobby" if kind == "lobby" else "match",
                 key=room.key,
-                messages=[_chat(msg.room, room.key, r) for r in rows if r["sender"] not in blocked],
+                messages=[_chat(kind, room.key, r) for r in rows if r["sender"] not in blocked],
             )
         )
 
