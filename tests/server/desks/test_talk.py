@@ -252,6 +252,7 @@ def test_reports_keep_the_context_and_a_muted_profile_is_refused(h: Harness) -> 
     _sync(anna)
     bad = _said(ben)[-1]
     ben.expect_error({"type": "report", "message": 99999}, "report_unknown")
+    ben.expect_error({"type": "report", "message": 2**40}, "bad_message")  # not a row id
     anna.expect_error({"type": "report", "message": bad["id"]}, "report_self")
     assert ben.request({"type": "report", "message": bad["id"]}, "reported")["message"] == bad["id"]
     ben.request({"type": "report", "message": bad["id"]}, "reported")  # once is enough

@@ -259,7 +259,7 @@ class Report(_In):
     """*Melden*: a message (its id) for the moderators."""
 
     type: Literal["report"]
-    message: int
+    message: int = Field(ge=1, le=2**31 - 1)
 
 
 class TalkLog(_In):
