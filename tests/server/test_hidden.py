@@ -107,6 +107,8 @@ def check_frames(
             assert msg["match"] == mid
             assert tiles_in(msg) <= truth[msg["v"] - 1].hands[audience], raw
             continue
+        if kind == "reaction":  # table talk: a key of the fixed set, nothing of the table
+            assert set(msg) == {"type", "match", "seat", "sender", "name", "key"}, msg
         if kind not in ("state", "error"):
             assert not tiles_in(msg), (kind, raw[:300])
             continue
@@ -236,6 +238,15 @@ def test_nobody_ever_sees_a_tile_they_may_not_see(tmp_path: Path, name: str) -> 
         mid = first["match_id"]
         audience: dict[int, int | None] = {id(c): i for i, c in enumerate(players)}
         audience[id(spectator)] = None
+        # Table talk rides along: every reaction and message frame is audited below.
+        for c in players:
+            c.send({"type": "react", "match": mid, "key": "viel_glueck"})
+            c.send({"type": "say", "room": "match", "match": mid, "text": "Viel Glück!"})
+        spectator.send({"type": "say", "room": "match", "match": mid, "text": "Spannend!"})
+        spectator.send({"type": "react", "match": mid, "key": "daumen"})
+        for c in [*players, spectator]:
+            c.send({"type": "ping"})
+            c.recv_type("pong")
         # First half, then everybody reconnects (new sockets, same tokens), then the rest.
         play_out(
             h, players, rng, idle=idle, stop=lambda: (latest_state(spectator) or first)["v"] >= 12
@@ -283,6 +294,8 @@ def test_nobody_ever_sees_a_tile_they_may_not_see(tmp_path: Path, name: str) -> 
             assert any('"rematch_state"' in f for f in watcher.frames)
             assert any('"invited"' in f for f in again[1].frames)
             assert any('"invite_sent"' in f for f in again[0].frames)
+        talk = [json.loads(f) for c in h.clients for f in c.frames if '"reaction"' in f]
+        assert len([m for m in talk if m["type"] == "reaction"]) >= humans + 1
         answers = [json.loads(f) for c in h.clients for f in c.frames if '"earlier_rounds"' in f]
         assert sum(1 for a in answers if a["type"] == "earlier_rounds" and a["rounds"]) >= 4
         row, log = _stored(h, mid)

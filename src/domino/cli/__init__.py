@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("demo", "bench", "arena", "serve", "replay", "db", "puzzles")
+COMMANDS = ("demo", "bench", "arena", "serve", "replay", "db", "puzzles", "mod")
 
 
 def build_parser() -> argparse.ArgumentParser:

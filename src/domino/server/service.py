@@ -47,6 +47,7 @@ from domino.server.desks.matches import MatchRunner
 from domino.server.desks.people import People
 from domino.server.desks.puzzles import PuzzleDesk
 from domino.server.desks.queries import Queries
+from domino.server.desks.talk import TalkDesk
 from domino.server.metrics import Metrics
 from domino.server.settings import Settings
 from domino.server.storage.db import Database
@@ -128,6 +129,7 @@ class Service:
         self.queries = Queries(settings, self.db)
         self.board = Board(settings, self.db)
         self.invites = Invites(settings, self.db, self.router, self.lobby_desk)
+        self.talk = TalkDesk(settings, self.db, self.router)
         self.analyses = AnalysisDesk(settings, self.db, self.node)
         self.puzzles = PuzzleDesk(settings, self.db, self.analyses)
         # /api/health: whether the database answers (a connection of the probe's own).
@@ -327,6 +329,8 @@ class Service:
                     await self.lobby_desk.rematch_follow(conn, msg)
                 case p.Invite():
                     await self.invites.invite(conn, msg)
+                case p.Say() | p.React() | p.Block() | p.ListBlocks() | p.Report() | p.TalkLog():
+                    await self.talk.handle(conn, msg)
                 case _:  # pragma: no cover - the parser admits only the types above
                     raise LobbyError("unknown_type", type=type(msg).__name__)
         except LobbyError as exc:

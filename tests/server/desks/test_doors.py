@@ -226,4 +226,5 @@ def test_the_runner_never_imports_the_service() -> None:
             todo.extend(imports(module))
     # The protocol's models (the runner builds its error frames with them) are no desk.
     desks = {"desks.matches", "clock", "transport.conn", "desks.doors"}
-    assert seen == desks | {"protocol.server", "protocol.client"}, seen
+    protocol = {"protocol.server", "protocol.client", "protocol.out", "protocol.talk"}
+    assert seen == desks | protocol, seen

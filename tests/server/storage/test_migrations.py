@@ -142,6 +142,8 @@ def old_create_all(conn: Connection, prefix: str) -> None:
     tables.rating_history.drop(conn)
     tables.board.drop(conn)
     tables.board_built.drop(conn)
+    for table in (tables.talk, tables.blocks, tables.reports, tables.mutes):  # 0007
+        table.drop(conn)
 
 
 async def test_a_database_made_by_create_all_is_stamped_as_the_baseline(empty: Database) -> None:

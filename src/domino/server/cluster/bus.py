@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from domino.server.cluster import resp
-from domino.server.cluster.router import deliver
+from domino.server.cluster.router import deliver, deliver_body
 from domino.server.transport.conn import Conn
 
 log = logging.getLogger("domino.redisrouter")
@@ -332,7 +332,9 @@ class Bus:
                 if ch.startswith(prefix_player):
                     deliver(self.conns.get(ch[len(prefix_player) :].decode()), body.decode())
                 elif ch.startswith(prefix_spect):
-                    deliver(self.spectators.get(ch[len(prefix_spect) :].decode()), body.decode())
+                    # A table-talk frame may name profiles it skips (router.filtered).
+                    mid = ch[len(prefix_spect) :].decode()
+                    deliver_body(self.spectators.get(mid), body.decode())
                 elif ch == presence_ch:
                     await self._presence_message(sender.decode(), body.decode())
                 elif ch == node_ch:

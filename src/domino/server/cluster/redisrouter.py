@@ -48,7 +48,7 @@ import contextlib
 import itertools
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Set
 from typing import Any
 
 import orjson
@@ -57,7 +57,7 @@ from pydantic import BaseModel
 from domino.server.cluster import resp
 from domino.server.cluster.bus import Bus
 from domino.server.cluster.presence import BEAT, LOAD, Presence, PresenceCallback
-from domino.server.cluster.router import InProcessRouter, deliver
+from domino.server.cluster.router import InProcessRouter, deliver, deliver_except, filtered
 from domino.server.desks.doors import channel
 from domino.server.transport.conn import Conn, encode
 
@@ -236,6 +236,16 @@ class RedisRouter(Presence, Bus, InProcessRouter):
         text = encode(msg)
         deliver(self.spectators.get(match_id), text)
         self._publish(self._ch("spectators", match_id), text, match_id)
+
+    def to_spectators_except(
+        self, match_id: str, msg: dict[str, Any] | BaseModel, exclude: Set[str]
+    ) -> None:
+        """Every socket watching ``match_id`` on every node gets ``msg``, but those of the
+        profiles in ``exclude`` (each node leaves its own out). Not a frame of the match's
+        owner: any node sends it, whoever drives the match."""
+        text = encode(msg)
+        deliver_except(self.spectators.get(match_id), text, exclude)
+        self._publish(self._ch("spectators", match_id), filtered(text, exclude))
 
     def send_to_node(self, node: str, payload: dict[str, Any] | BaseModel) -> None:
         """Queue ``payload`` for ``node``'s :meth:`on_node_message` callbacks (in order

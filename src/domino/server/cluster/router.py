@@ -65,6 +65,13 @@ class InProcessRouter:
         """Send to every socket watching ``match_id``."""
         _send(self.spectators.get(match_id), msg)
 
+    def to_spectators_except(
+        self, match_id: str, msg: dict[str, Any] | BaseModel, exclude: Set[str]
+    ) -> None:
+        """Every socket watching ``match_id`` gets ``msg``, but those of the profiles in
+        ``exclude`` (table talk: a block hides a sender from the blocker)."""
+        deliver_except(self.spectators.get(match_id), encode(msg), exclude)
+
     # -- who listens ---------------------------------------------------------------------
     def sockets_of(self, profile: str) -> Set[Conn]:
         """The open sockets of ``profile`` ."""
@@ -130,4 +137,28 @@ def deliver(targets: set[Conn] | None, text: str) -> None:
             c.send_text(text)
 
 
-__all__ = ["InProcessRouter", "Online", "deliver"]
+def deliver_except(targets: set[Conn] | None, text: str, exclude: Set[str]) -> None:
+    """Queue an encoded message on each of ``targets`` whose profile is not in
+    ``exclude``."""
+    if targets:
+        for c in list(targets):
+            if c.profile not in exclude:
+                c.send_text(text)
+
+
+def deliver_body(targets: set[Conn] | None, body: str) -> None:
+    """Deliver a spectators' payload from another node: a frame, or ``!{ids}\n{frame}``
+    (``ids`` comma-separated: profiles that must not get it, :func:`filtered`)."""
+    if body.startswith("!"):
+        ids, _, text = body[1:].partition("\n")
+        deliver_except(targets, text, frozenset(ids.split(",")) if ids else frozenset())
+    else:
+        deliver(targets, body)
+
+
+def filtered(text: str, exclude: Set[str]) -> str:
+    """The spectators' payload of ``text`` that skips the profiles in ``exclude``."""
+    return "!" + ",".join(sorted(exclude)) + "\n" + text
+
+
+__all__ = ["InProcessRouter", "Online", "deliver", "deliver_body", "deliver_except", "filtered"]

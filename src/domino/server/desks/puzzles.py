@@ -278,7 +278,7 @@ class PuzzleDesk:
             "played": doc["played"],
             "options": doc["options"],
             "samples": doc["samples"],
-            # seam: reasons (issue 24 item 2): stored at build time (analysis/puzzles.py)
+            # the sentence of reason, stored at build time (analysis/puzzles.py)
             "reason": doc.get("reason"),
             "replay": puzzle_out(row)["replay"],
             "rated": False,

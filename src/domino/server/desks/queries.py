@@ -117,11 +117,16 @@ class Queries:
         """The replay viewer's data of a finished match (``domino.analysis.frames``), with
         each seat's profile id (``players``, public as in :meth:`match_out`; ``null`` for
         a bot), so a viewer who played there reads its own seat as "du". A move the server
-        made for a human seat carries ``"auto": true`` (from the table log), as live."""
+        made for a human seat carries ``"auto": true`` (from the table log), as live.
+        ``chat``: the match's talk (its spectators', and its players' outside Paare), kept
+        with the match, oldest first."""
         row, record = await self._finished(mid)
         players = [s.get("player_id") for s in row["seats"]]
         auto = server_moves(record, await self.db.match_log(mid))
-        return {"match": mid, **replay_data(record, auto), "players": players}
+        chat = await self.db.messages(f"match:{mid}", 500)
+        for m in chat:
+            del m["room"]
+        return {"match": mid, **replay_data(record, auto), "players": players, "chat": chat}
 
     async def match_out(self, mid: str) -> p.MatchOut | None:
         """A match summary; the record only once it is over."""

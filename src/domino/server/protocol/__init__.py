@@ -16,3 +16,4 @@ taken. JSON numbers stay numbers: an ``int`` field takes ``17``, not ``17.0``.
 
 from domino.server.protocol.client import *  # noqa: F403
 from domino.server.protocol.server import *  # noqa: F403
+from domino.server.protocol.talk import *  # noqa: F403

@@ -267,6 +267,54 @@ class Invite(_In):
     profile: str = Field(min_length=1, max_length=40)
 
 
+class Say(_In):
+    """Free text (table talk): ``room`` ``lobby`` (the sender's lobby) or ``match`` (the
+    match ``match``, among its spectators). Cleaned and checked by the server (at most
+    200 characters after cleaning); a longer text is refused with ``talk_too_long``."""
+
+    type: Literal["say"]
+    room: Literal["lobby", "match"]
+    match: Annotated[str | None, Field(default=None, max_length=40)] = None
+    text: str = Field(max_length=8192)
+
+
+class React(_In):
+    """A reaction (one of the fixed set) at the sender's seat, or as a spectator."""
+
+    type: Literal["react"]
+    match: MatchId
+    key: str = Field(max_length=32)
+
+
+class Block(_In):
+    """Block (``on``) or unblock a profile: its messages and reactions are hidden."""
+
+    type: Literal["block"]
+    profile: str = Field(min_length=1, max_length=40)
+    on: bool = True
+
+
+class ListBlocks(_In):
+    """Ask for the profiles one blocked (answered with ``blocks``)."""
+
+    type: Literal["list_blocks"]
+
+
+class Report(_In):
+    """*Melden*: a message (its id) for the moderators."""
+
+    type: Literal["report"]
+    message: int = Field(ge=1, le=2**31 - 1)
+
+
+class TalkLog(_In):
+    """Ask for a room's earlier messages (answered with ``talk_log``)."""
+
+    type: Literal["talk_log"]
+    room: Literal["lobby", "match"]
+    match: Annotated[str | None, Field(default=None, max_length=40)] = None
+
+
 ClientMessage = Annotated[
     Hello
     | Ping
@@ -293,7 +341,13 @@ ClientMessage = Annotated[
     | History
     | Rematch
     | RematchFollow
-    | Invite,
+    | Invite
+    | Say
+    | React
+    | Block
+    | ListBlocks
+    | Report
+    | TalkLog,
     Field(discriminator="type"),
 ]
 _CLIENT = TypeAdapter(ClientMessage)

@@ -8,11 +8,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domino.i18n import t
 from domino.server.protocol.client import PROTOCOL_VERSION
-
+from domino.server.protocol.out import _Out
+from domino.server.protocol.talk import (
+    BlocksMsg,
+    ChatMsg,
+    ReactionMsg,
+    ReportedMsg,
+    TalkLogMsg,
+)
 
 # -- server -> client ------------------------------------------------------------------
-class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class ProfileOut(_Out):
@@ -428,6 +433,11 @@ SERVER_MODELS: tuple[type[BaseModel], ...] = (
     InvitedMsg,
     InviteSentMsg,
     HintMsg,
+    ChatMsg,
+    TalkLogMsg,
+    ReactionMsg,
+    BlocksMsg,
+    ReportedMsg,
 )
 REST_MODELS: tuple[type[BaseModel], ...] = (
     GuestIn,

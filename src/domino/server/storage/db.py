@@ -16,7 +16,8 @@ opening, closing). A component that needs one part is typed with that part:
 - :class:`~.analyses.AnalysisStore`: analyses of finished matches;
 - :class:`~.puzzles.PuzzleStore`: puzzles from them, puzzle ratings and streaks;
 - :class:`~.ratings.RatingStore`: ratings, their history and the leaderboard;
-- :class:`~.social.SocialStore`: recent opponents and blocks.
+- :class:`~.social.SocialStore`: recent opponents;
+- :class:`~.talk.TalkStore`: table talk (messages, blocks, reports, mutes).
 
 The schema is :func:`~.tables.make_tables`; Alembic migrations (:mod:`.schema`) build
 the same tables in a database, and a test holds the two against each other.
@@ -36,6 +37,7 @@ from domino.server.storage.puzzles import PuzzleStore
 from domino.server.storage.ratings import RatingStore
 from domino.server.storage.social import SocialStore
 from domino.server.storage.tables import make_tables
+from domino.server.storage.talk import TalkStore
 
 __all__ = ["Database", "make_tables"]
 
@@ -49,6 +51,7 @@ class Database(
     PuzzleStore,
     RatingStore,
     SocialStore,
+    TalkStore,
 ):
     """The server's storage; all methods are coroutines on one async engine."""
 

@@ -1,5 +1,5 @@
 """Who played with whom: a profile's recent human opponents (from the stored match
-players), and the blocks between profiles (built by the table-talk work, issue 23 item 5)."""
+players). The blocks between profiles are the table talk's (:mod:`.talk`)."""
 
 from __future__ import annotations
 
@@ -51,8 +51,3 @@ class SocialStore(Core):
     async def played_with(self, pid: str, other: str) -> bool:
         """Whether ``pid`` and ``other`` sat at one finished match (among ``pid``'s latest)."""
         return any(o["id"] == other for o in await self.recent_opponents(pid, limit=1000))
-
-    async def blocks_among(self, profile_ids: list[str]) -> set[frozenset[str]]:
-        """The pairs among ``profile_ids`` of which one blocked the other."""
-        # seam: blocks (issue 23 item 5) - the chat helper's block list replaces this.
-        return set()

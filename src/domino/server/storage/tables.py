@@ -35,6 +35,10 @@ class Tables:
     rating_history: sa.Table
     board: sa.Table
     board_built: sa.Table
+    talk: sa.Table
+    blocks: sa.Table
+    reports: sa.Table
+    mutes: sa.Table
 
 
 def make_tables(prefix: str = "") -> Tables:
@@ -191,6 +195,7 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("pool", sa.String(8), primary_key=True),
         sa.Column("at", sa.Float, nullable=False),
     )
+    talk, blocks, reports, mutes = talk_tables(meta, prefix)
     return Tables(
         meta,
         profiles,
@@ -210,6 +215,10 @@ def make_tables(prefix: str = "") -> Tables:
         rating_history,
         board,
         board_built,
+        talk,
+        blocks,
+        reports,
+        mutes,
     )
 
 
@@ -273,3 +282,52 @@ def puzzle_tables(
         sa.Column("at", sa.Float, nullable=False),
     )
     return puzzles, sources, days, solvers, tries
+
+
+def talk_tables(meta: sa.MetaData, prefix: str) -> tuple[sa.Table, sa.Table, sa.Table, sa.Table]:
+    """Table talk (docs/protocol.md "Table talk"): messages, blocks, reports, mutes."""
+    # Every free-text message, kept with its room: ``lobby:{code}`` or ``match:{id}``.
+    talk = sa.Table(
+        f"{prefix}talk_messages",
+        meta,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("room", sa.String(64), nullable=False),
+        sa.Column("profile_id", sa.String(40), nullable=False),
+        sa.Column("name", sa.String(100), nullable=False),
+        sa.Column("seat", sa.Integer, nullable=True),
+        sa.Column("text", sa.Text, nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.Index(f"{prefix}ix_talk_messages_room_id", "room", "id"),
+    )
+    # ``blocker`` hides ``blocked``'s messages and reactions (and the reverse: the pair
+    # never hears each other).
+    blocks = sa.Table(
+        f"{prefix}talk_blocks",
+        meta,
+        sa.Column("blocker", sa.String(40), primary_key=True),
+        sa.Column("blocked", sa.String(40), primary_key=True, index=True),
+        sa.Column("at", sa.Float, nullable=False),
+    )
+    # *Melden*: the message, who wrote it and the talk before it, for the moderators.
+    reports = sa.Table(
+        f"{prefix}talk_reports",
+        meta,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("message_id", sa.Integer, nullable=False),
+        sa.Column("reporter", sa.String(40), nullable=False),
+        sa.Column("reported", sa.String(40), nullable=False, index=True),
+        sa.Column("room", sa.String(64), nullable=False),
+        sa.Column("text", sa.Text, nullable=False),
+        sa.Column("context", sa.Text, nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.UniqueConstraint("message_id", "reporter", name=f"{prefix}uq_talk_reports_once"),
+    )
+    # A profile silenced by a moderator until ``until`` (``domino mod mute``).
+    mutes = sa.Table(
+        f"{prefix}talk_mutes",
+        meta,
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("until", sa.Float, nullable=False),
+        sa.Column("at", sa.Float, nullable=False),
+    )
+    return talk, blocks, reports, mutes

@@ -159,6 +159,7 @@ async function render() {
       if (app.profile) app.table.setProfile(app.profile);
     }
     if (app.lastState) app.table.update(app.lastState);
+    followTalk();
     return;
   }
   let screen;
@@ -187,6 +188,12 @@ async function render() {
   clear(app.root).append(header(), screen);
   if (focusKey) refocus(app.root, focusKey);
   else if (focusId) document.getElementById(focusId)?.focus();
+  followTalk();
+}
+
+/** Table talk follows the screen (web/js/talk.js, loaded on demand). */
+function followTalk() {
+  import("./talk.js").then((m) => m.follow(route()));
 }
 
 // ---- start ------------------------------------------------------------------------------------

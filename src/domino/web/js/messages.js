@@ -120,6 +120,13 @@ export function onMessage(msg) {
       }
       toast(msg.message || t("error.generic"));
       break;
+    case "chat":
+    case "chat_log":
+    case "reaction":
+    case "blocks":
+    case "reported":
+      import("./talk.js").then((m) => m.onTalk(msg)); // table talk, loaded on demand
+      break;
     default:
       break;
   }

@@ -149,9 +149,12 @@ export class ReplayView {
           h("section.card", {}, h("h2", {}, t("replay.moves")), this.movesEl),
           this.analysisEl,
           h("section.card", {}, h("h2", {}, t("table.score_sheet")), this.sheetEl),
+          this.talkEl = h("div"),
         ),
       ),
     );
+    // The match's talk, kept with it (talk.js, loaded on demand; nothing when it was silent).
+    if ((this.data.chat || []).length) import("./talk.js").then((m) => this.talkEl.append(m.replayTalk(this.data.chat)));
     this.sheetEl.append(scoreSheet(this.matchView.view, this.matchView.state));
     this.resizeObs = new ResizeObserver(() => this.renderBoard());
     this.resizeObs.observe(this.boardEl);

@@ -2,7 +2,7 @@
 ``puzzle_players``, ``puzzle_tries``.
 
 Revision ID: 0009
-Revises: 0005
+Revises: 0007
 Create Date: 2026-12-04
 
 The puzzles built from the Patzer of analysed matches (docs/puzzles.md), the matches
@@ -18,7 +18,7 @@ from alembic import op
 from domino.server.storage.migrations import name
 
 revision = "0009"
-down_revision = "0005"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
