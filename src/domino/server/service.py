@@ -44,6 +44,7 @@ from domino.server.desks.matchdesk import MatchDesk, record_of
 from domino.server.desks.matches import MatchRunner
 from domino.server.desks.people import People
 from domino.server.desks.queries import Queries
+from domino.server.desks.queue import QueueDesk
 from domino.server.metrics import Metrics
 from domino.server.settings import Settings
 from domino.server.storage.db import Database
@@ -123,6 +124,18 @@ class Service:
         self.lobby_desk = LobbyDesk(settings, self.db, self.router, self.match_desk)
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
         self.queries = Queries(settings, self.db)
+        # The matchmaking queue; in a cluster its pairing node holds a lease of its own.
+        self.queue = QueueDesk(
+            settings,
+            self.db,
+            self.router,
+            self.lobby_desk,
+            self.match_desk,
+            Leases(self.redis, self.node, ttl=settings.lease_ttl, prefix=settings.redis_prefix)
+            if self.redis is not None
+            else None,
+            accepting=lambda: not self.draining and not self.stopping,
+        )
         self.analyses = AnalysisDesk(settings, self.db, self.node)
         # /api/health: whether the database answers (a connection of the probe's own).
         self.health = HealthProbe(settings.database_url, self.clock)
@@ -177,6 +190,7 @@ class Service:
         await self.lobby_desk.load()
         await self.match_desk.resume()
         await self.lobby_desk.reconcile()
+        self.queue.start()
 
     async def stop(self) -> None:
         """Stop every match task and close the database (matches resume on start)."""
@@ -187,6 +201,7 @@ class Service:
             async with asyncio.timeout(STOP_WAIT), self.activity:
                 await self.activity.wait_for(lambda: self.busy == 0)
         await self.analyses.stop()
+        await self.queue.stop()
         await self.lobby_desk.stop()
         await self.match_desk.stop()
         for conns in self.router.conns.values():
@@ -250,6 +265,7 @@ class Service:
         self.busy += 1
         try:
             await self.connections.connect(conn)
+            await self.queue.connected(conn)
         finally:
             self.busy -= 1
             await self.notify_activity()
@@ -273,6 +289,7 @@ class Service:
     async def _disconnect(self, conn: Conn) -> None:
         try:
             await self.connections.disconnect(conn)
+            await self.queue.gone(conn.profile)
         finally:
             self.busy -= 1
             await self.notify_activity()
@@ -291,8 +308,12 @@ class Service:
         ref = getattr(msg, "ref", None)
         matches = self.match_desk
         try:
-            if self.draining and isinstance(msg, (p.CreateLobby, p.Start, p.QuickGame)):
+            if self.draining and isinstance(
+                msg, (p.CreateLobby, p.Start, p.QuickGame, p.QueueJoin)
+            ):
                 raise LobbyError("node_draining")
+            if isinstance(msg, (p.CreateLobby, p.JoinLobby, p.QuickGame)):
+                await self.queue.leave(conn.profile, "lobby")  # nobody waits and plays
             match msg:
                 case p.Ping():
                     conn.send(p.PongMsg())
@@ -306,6 +327,11 @@ class Service:
                     await self.lobby_desk.action(conn, msg)
                 case p.FillBots() | p.QuickGame():
                     await self.lobby_desk.action(conn, msg)
+                case p.QueueJoin():
+                    await self.queue.join(conn, msg)
+                case p.QueueLeave():
+                    if not await self.queue.leave(conn.profile):
+                        conn.send(p.QueueLeftMsg(reason="left"))  # waited nowhere: the view clears
                 case p.MoveCmd() | p.Back() | p.LeaveMatch():
                     await matches.command(conn, msg.match, msg, ref)
                 case p.Watch() | p.Unwatch() | p.Sync():

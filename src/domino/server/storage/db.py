@@ -13,7 +13,8 @@ opening, closing). A component that needs one part is typed with that part:
 - :class:`~.lobbies.LobbyStore`: lobbies and their members;
 - :class:`~.matches.MatchStore`: matches, their ends and the profile history;
 - :class:`~.matchlog.MatchLog`: the fenced match log with its group commit;
-- :class:`~.analyses.AnalysisStore`: analyses of finished matches.
+- :class:`~.analyses.AnalysisStore`: analyses of finished matches;
+- :class:`~.queue.QueueStore`: the matchmaking queue.
 
 The schema is :func:`~.tables.make_tables`; Alembic migrations (:mod:`.schema`) build
 the same tables in a database, and a test holds the two against each other.
@@ -29,12 +30,13 @@ from domino.server.storage.lobbies import LobbyStore
 from domino.server.storage.matches import MatchStore
 from domino.server.storage.matchlog import MatchLog
 from domino.server.storage.profiles import ProfileStore
+from domino.server.storage.queue import QueueStore
 from domino.server.storage.tables import make_tables
 
 __all__ = ["Database", "make_tables"]
 
 
-class Database(ProfileStore, LobbyStore, MatchStore, MatchLog, AnalysisStore):
+class Database(ProfileStore, LobbyStore, MatchStore, MatchLog, AnalysisStore, QueueStore):
     """The server's storage; all methods are coroutines on one async engine."""
 
     async def create(self) -> None:

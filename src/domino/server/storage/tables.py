@@ -26,6 +26,7 @@ class Tables:
     players: sa.Table
     members: sa.Table
     analyses: sa.Table
+    queue: sa.Table
 
 
 def make_tables(prefix: str = "") -> Tables:
@@ -124,4 +125,17 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("updated_at", sa.Float, nullable=False),
         sa.Column("result", sa.Text, nullable=True),
     )
-    return Tables(meta, profiles, tokens, lobbies, matches, log, players, members, analyses)
+    # The matchmaking queue (issue 23): one row per waiting profile (the primary key keeps
+    # anybody from waiting twice); a pairing deletes its rows in the transaction that
+    # stores the new lobby and match, so nobody is lost or paired twice.
+    queue = sa.Table(
+        f"{prefix}queue",
+        meta,
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("name", sa.String(100), nullable=False),
+        sa.Column("choice", sa.String(40), nullable=False, index=True),
+        sa.Column("wait", sa.Integer, nullable=False),
+        sa.Column("rating", sa.Float, nullable=False),
+        sa.Column("joined_at", sa.Float, nullable=False),
+    )
+    return Tables(meta, profiles, tokens, lobbies, matches, log, players, members, analyses, queue)
