@@ -130,6 +130,7 @@ def old_create_all(conn: Connection, prefix: str) -> None:
     conn.execute(sa.text(f'ALTER TABLE "{tables.lobbies.name}" DROP COLUMN version'))
     tables.members.drop(conn)
     tables.analyses.drop(conn)
+    tables.queue.drop(conn)
 
 
 async def test_a_database_made_by_create_all_is_stamped_as_the_baseline(empty: Database) -> None:
