@@ -44,6 +44,7 @@ export function homeScreen() {
     {},
     app.leftNotice ? leftNotice() : null,
     quickCard(),
+    mmCard(),
     h(
       "section.card.welcome",
       {},
@@ -62,6 +63,13 @@ export function homeScreen() {
     h("section.card", {}, h("h2", {}, t("home.open_lobbies")), h("ul.list", { id: "open-list" }, openList)),
     h("section.card", {}, h("h2", {}, t("home.running")), h("ul.list", { id: "running-list" }, running)),
   );
+}
+
+/** *Mit Menschen spielen* (queue.js, loaded when the home screen shows). */
+function mmCard() {
+  const slot = h("div.mm-slot");
+  import("./queue.js").then((m) => slot.isConnected && slot.replaceWith(m.queueCard()));
+  return slot;
 }
 
 function watch(matchId) {

@@ -81,6 +81,10 @@ export function onMessage(msg) {
       else if (!app.table) render();
       else app.table.update(msg);
       break;
+    case "queue":
+    case "queue_left":
+      import("./queue.js").then((m) => m.onQueue(msg));
+      break;
     case "earlier_rounds":
       // The rounds before the one a (re)loaded table started from, for its log.
       app.table?.earlierRounds(msg);

@@ -72,5 +72,8 @@ export function startScreen() {
     h("p.tagline", {}, t("ui.tagline")),
     h("ul.facts", {}, h("li", {}, t("start.fact_players")), h("li", {}, t("start.fact_bots")), h("li", {}, t("start.fact_free"))),
   );
-  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), acc, err));
+  // *Mit Menschen spielen*: signs in under the name above; the home screen shows the choice.
+  const mm = h("section.card.mm", {}, h("h2", {}, t("mm.title")), h("p.muted", {}, t("mm.lead")),
+    h("button.primary.big", { type: "button", "data-testid": "mm-start", onclick: () => ((app.mmFocus = true), guest.requestSubmit()) }, t("mm.go")));
+  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), mm, acc, err));
 }
