@@ -18,6 +18,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         benchanalysis,
         benchcluster,
         benchfailover,
+        benchmatch,
         benchrouter,
         crash,
     )
@@ -26,6 +27,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     benchanalysis.register(what)
     benchcluster.register(what)
     benchfailover.register(what)
+    benchmatch.register(what)
     benchrouter.register(what)
     crash.register(what)
     audit.register(what)
