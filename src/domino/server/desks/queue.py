@@ -170,8 +170,8 @@ class QueueDesk:
 
     async def gone(self, profile: str) -> None:
         """A socket closed: with no socket left anywhere, the profile leaves the queue."""
-        if not self.router.online(profile) and profile in self.waiting:
-            await self.leave(profile, "gone")
+        if not self.router.online(profile):
+            await self.leave(profile, "gone")  # (it may have joined on another node)
         elif not self.router.sockets_of(profile):
             self.waiting.pop(profile, None)  # its other sockets are on other nodes
 
