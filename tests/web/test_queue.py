@@ -59,10 +59,19 @@ def test_two_strangers_meet_at_one_table_in_at_most_three_taps_each(
     desk.screenshot(path=str(shots / "desktop-mm-found.png"))
 
 
-def test_the_waiting_view_counts_the_others_and_cancels(server: str, browser: Any) -> None:
+def test_the_waiting_view_counts_the_others_and_cancels(
+    server: str, browser: Any, shots: Path
+) -> None:
     page = new_page(browser, **PHONE)
     page.goto(server + "/")
     page.get_by_test_id("mm-start").tap()
+    # The choice is in view at once, its button focused (keyboard and controller go on).
+    go = page.get_by_test_id("mm-go")
+    go.wait_for()
+    page.wait_for_function("document.activeElement?.dataset.testid === 'mm-go'")
+    box = go.bounding_box()
+    assert box and box["y"] >= 0 and box["y"] + box["height"] <= 740, box
+    page.screenshot(path=str(shots / "phone-mm-choice.png"))
     page.get_by_test_id("mm-seats-paare").tap()
     page.get_by_test_id("mm-wait-0").tap()
     page.get_by_test_id("mm-go").tap()

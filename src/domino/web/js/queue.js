@@ -53,10 +53,11 @@ function seatsText(seats) {
 export function queueCard() {
   const el = h("section.card.mm", { "data-testid": "mm", "aria-live": "polite" });
   fill(el);
-  if (app.mmFocus) {
-    // Came by the start page's *Mit Menschen spielen*: the choice is where the eye is.
-    app.mmFocus = false;
+  if (app.mmFocus && performance.now() - app.mmFocus < 5000) {
+    // Came by the start page's *Mit Menschen spielen*: the choice is where the eye is (also
+    // after the welcome draws the screen once more).
     requestAnimationFrame(() => {
+      if (!el.isConnected) return;
       el.scrollIntoView({ block: "center" });
       el.querySelector("[data-testid=mm-go]")?.focus({ preventScroll: true });
     });
@@ -65,7 +66,7 @@ export function queueCard() {
 }
 
 function fill(el) {
-  el.replaceChildren(...(waiting ? waitingView() : choiceView()));
+  el.replaceChildren(...(waiting ? waitingView() : choiceView()).filter(Boolean));
 }
 
 function redraw() {
@@ -75,7 +76,7 @@ function redraw() {
 function choiceView() {
   const choice = load();
   const seg = (name, values, label, text) =>
-    h("div.mm-seg", { role: "radiogroup", "aria-label": label },
+    h(`div.mm-seg.mm-seg-${name}`, { role: "radiogroup", "aria-label": label },
       values.map((v) =>
         h("button", {
           type: "button",
@@ -96,6 +97,7 @@ function choiceView() {
   const held = app.lobby?.lobby?.code;
   const go = () => {
     const c = load();
+    app.mmFocus = null;
     send({ type: "queue_join", seats: c.seats, mode: c.mode, wait: c.wait, ...(held ? { leave: true } : {}) });
   };
   return [

@@ -74,6 +74,6 @@ export function startScreen() {
   );
   // *Mit Menschen spielen*: signs in under the name above; the home screen shows the choice.
   const mm = h("section.card.mm", {}, h("h2", {}, t("mm.title")), h("p.muted", {}, t("mm.lead")),
-    h("button.primary.big", { type: "button", "data-testid": "mm-start", onclick: () => ((app.mmFocus = true), guest.requestSubmit()) }, t("mm.go")));
+    h("button.primary.big", { type: "button", "data-testid": "mm-start", onclick: () => ((app.mmFocus = performance.now()), guest.requestSubmit()) }, t("mm.go")));
   return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), mm, acc, err));
 }
