@@ -148,3 +148,19 @@ def test_a_kill_of_the_pairing_node_while_100_wait_loses_nobody_and_pairs_nobody
     b.settle()
     for c in people:
         assert not [m for m in c.drain() if m["type"] == "queue_left"]
+
+
+def test_two_tabs_on_two_nodes_wait_once(start_node: StartNode) -> None:
+    a = start_node("a")
+    b = start_node("b")
+    token = a.guest("Cara")
+    here, there = a.connect(token, "Cara"), b.connect(token, "Cara")
+    here.request({**JOIN, "seats": "4"}, "queue")
+    # The other tab, on the other node, sees the same wait, and cannot wait a second time.
+    assert recv_within(there, lambda m: m["type"] == "queue")["seats"] == "4"
+    there.expect_error(JOIN, "already_queued")
+    assert len(a.tc.portal.call(a.service.db.queue_rows)) == 1
+    # Cancelled in the other tab: both hear it, nobody waits.
+    there.send({"type": "queue_leave"})
+    assert recv_within(here, lambda m: m["type"] == "queue_left")["reason"] == "left"
+    assert a.tc.portal.call(a.service.db.queue_rows) == []
