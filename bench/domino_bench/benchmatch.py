@@ -25,6 +25,8 @@ import contextlib
 import json
 import os
 import random
+import signal
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -59,6 +61,8 @@ class Result:
 class Stats:
     results: list[Result] = field(default_factory=list)
     tables: set[str] = field(default_factory=set)
+    signed: int = 0
+    joined: int = 0
 
 
 async def player(
@@ -72,6 +76,7 @@ async def player(
     try:
         r = await http.post(url + "/api/guest", json={"name": f"Q{i}"})
         token = r.json()["token"]
+        st.signed += 1
         async with connect(
             url.replace("http://", "ws://", 1) + "/ws",
             compression=None,
@@ -84,6 +89,7 @@ async def player(
                 pass
             start = time.perf_counter()
             await ws.send(json.dumps({"type": "queue_join", **choice}))
+            st.joined += 1
             bound = wait + 60.0
             async with asyncio.timeout(bound):
                 while True:
@@ -117,6 +123,11 @@ async def player(
 
 async def run(args: argparse.Namespace) -> int:
     raise_nofile(65536)
+    # SIGTERM (a timeout around the run): stop measuring, but stop the nodes, HAProxy
+    # and Redis and drop the tables on the way out.
+    me = asyncio.current_task()
+    if me is not None:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, me.cancel)
     pg = args.db or os.environ.get("DOMINO_TEST_POSTGRES")
     if not pg:
         print("domino bench matchmaking needs --db or DOMINO_TEST_POSTGRES (PostgreSQL)")
@@ -170,7 +181,9 @@ async def measure(args: argparse.Namespace, cluster: Cluster, redis: PrivateRedi
             )
             for i in range(args.players)
         ]
+        progress = asyncio.create_task(_progress(st, t0))
         await asyncio.gather(*tasks)
+        progress.cancel()
         # The backends serving the nodes now (pools grow): read once more at the end.
         pg_pids = sorted(set(pg_pids) | set(pg_backends(node_pids)))
         cpu1 = cpu_seconds(node_pids), cpu_seconds(pg_pids), cpu_seconds(extra)
@@ -206,6 +219,20 @@ async def measure(args: argparse.Namespace, cluster: Cluster, redis: PrivateRedi
     print(json.dumps(report, indent=1))
     ok = not errors and len(paired) == args.players and (percentile(over, 0.99) or 0) <= SLACK
     return 0 if ok else 1
+
+
+async def _progress(st: Stats, t0: float) -> None:
+    """A line on stderr every 10 s: signed up, in the queue, paired, failed."""
+    while True:
+        await asyncio.sleep(10.0)
+        done = sum(1 for r in st.results if r.took is not None and r.error is None)
+        bad = sum(1 for r in st.results if r.error)
+        print(
+            f"{time.perf_counter() - t0:6.0f} s: signed {st.signed}, joined {st.joined}, "
+            f"paired {done}, failed {bad}",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _r(x: float | None) -> float | None:
