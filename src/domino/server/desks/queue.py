@@ -79,6 +79,7 @@ class QueueDesk:
         self._task: asyncio.Task[None] | None = None
         #: tables started by this node (tests, the benchmark)
         self.paired = 0
+        self._first = True  # no pass yet
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -110,8 +111,13 @@ class QueueDesk:
 
     async def tick(self) -> None:
         """One pass: pair (the pairing node), then tell this node's waiting the counts."""
-        if self.accepting() and await self._pairing():
+        # One process knows everyone who waits (they joined or came back here): with
+        # nobody, no pass asks the database (after the first, which finds the rows
+        # left from before a restart).
+        idle = self.leases is None and not self.waiting and not self._first
+        if self.accepting() and not idle and await self._pairing():
             await self.pair_once()
+            self._first = False
         await self.tell_counts()
 
     async def _pairing(self) -> bool:
@@ -160,18 +166,28 @@ class QueueDesk:
         return True
 
     async def connected(self, conn: Conn) -> None:
-        """A socket opened: a waiting profile's socket sees the queue at once."""
-        row = await self.db.queued(conn.profile)
-        if row is None:
+        """A socket opened: a waiting profile's socket sees the queue at once (the
+        database away: at the next change of the count)."""
+        try:
+            row = await self.db.queued(conn.profile)
+            if row is None:
+                return
+            counts = await self.db.queue_counts()
+        except Exception:  # the socket is welcomed already; nothing here may close it
+            log.warning("queue state of %s not told", conn.profile, exc_info=True)
             return
         self.waiting[row.profile_id] = (row.choice, row.wait, row.joined_at)
-        counts = await self.db.queue_counts()
         conn.send(self._status(row.profile_id, counts.get(row.choice, 1)))
 
     async def gone(self, profile: str) -> None:
-        """A socket closed: with no socket left anywhere, the profile leaves the queue."""
+        """A socket closed: with no socket left anywhere, the profile leaves the queue
+        (the database away: the pairing node drops the row once it has been without a
+        socket for :data:`OFFLINE_GRACE`)."""
         if not self.router.online(profile):
-            await self.leave(profile, "gone")  # (it may have joined on another node)
+            try:
+                await self.leave(profile, "gone")  # (it may have joined on another node)
+            except Exception:
+                log.warning("%s not taken out of the queue", profile, exc_info=True)
         elif not self.router.sockets_of(profile):
             self.waiting.pop(profile, None)  # its other sockets are on other nodes
 
