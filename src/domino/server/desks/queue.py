@@ -181,11 +181,13 @@ class QueueDesk:
 
     async def gone(self, profile: str) -> None:
         """A socket closed: with no socket left anywhere, the profile leaves the queue
-        (the database away: the pairing node drops the row once it has been without a
-        socket for :data:`OFFLINE_GRACE`)."""
-        if not self.router.online(profile):
+        Only a profile this node knows to wait (it joined here, or a socket of it opened
+        here since) is looked up; any other row, and one the database could not delete
+        now, is dropped by the pairing node once its profile has been without a socket
+        anywhere for :data:`OFFLINE_GRACE`."""
+        if not self.router.online(profile) and profile in self.waiting:
             try:
-                await self.leave(profile, "gone")  # (it may have joined on another node)
+                await self.leave(profile, "gone")
             except Exception:
                 log.warning("%s not taken out of the queue", profile, exc_info=True)
         elif not self.router.sockets_of(profile):
