@@ -1,7 +1,5 @@
-// *Mit Menschen spielen* (issue 23): the card on the home screen (seats, mode, longest wait),
-// the waiting view (how many others wait for the same, the time so far, cancel) and the
-// signs that a match was found (a toast, the page's title blinking, a sound if wanted).
-// Loaded on demand: by the home screen and by the first `queue` message.
+// *Mit Menschen spielen* (issue 23): the choice, the waiting view, the signs of a match found
+// (toast, blinking title, optional sound). Loaded by the home screen and the `queue` messages.
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -13,8 +11,7 @@ const MODES = ["klassisch", "blitz", "zugemauert", "fuenferfieber"];
 const WAITS = [30, 60, 180, 0];
 const KEY = "domino.mm";
 
-/** The waiting player's state: null, or the server's `queue` message and when it came. */
-let waiting = null;
+let waiting = null; // null, or the server's `queue` message and when it came
 let timer = null;
 let blink = null;
 
@@ -115,7 +112,7 @@ function choiceView() {
 
 function waitingView() {
   const w = waiting.msg;
-  const time = h("p.mm-time", { "data-testid": "mm-time" }, t("mm.time", { time: clock((performance.now() - waiting.at) / 1000 + w.waited) }));
+  const time = h("p.mm-time", { "data-testid": "mm-time" }, timeText());
   return [
     h("h2", {}, t("mm.title")),
     h("p.mm-waiting", { role: "status" }, t("mm.waiting")),
@@ -126,12 +123,16 @@ function waitingView() {
   ];
 }
 
+function timeText() {
+  return t("mm.time", { time: clock((performance.now() - waiting.at) / 1000 + waiting.msg.waited) });
+}
+
 function tickTime() {
   clearInterval(timer);
   timer = waiting
     ? setInterval(() => {
         const el = document.querySelector("[data-testid=mm-time]");
-        if (el && waiting) el.textContent = t("mm.time", { time: clock((performance.now() - waiting.at) / 1000 + waiting.msg.waited) });
+        if (el && waiting) el.textContent = timeText();
       }, 1000)
     : null;
 }
@@ -147,11 +148,6 @@ export function onQueue(msg) {
   }
   tickTime();
   redraw();
-}
-
-/** Whether this profile waits now (the page leaves the queue when it closes). */
-export function isWaiting() {
-  return !!waiting;
 }
 
 /** A match was found: a toast, the title blinking until the page is looked at, a sound. */
