@@ -20,6 +20,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         benchcluster,
         benchfailover,
         benchhint,
+        benchmatch,
         benchpuzzles,
         benchrouter,
         crash,
@@ -32,6 +33,7 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     benchfailover.register(what)
     benchpuzzles.register(what)
     benchhint.register(what)
+    benchmatch.register(what)
     benchrouter.register(what)
     crash.register(what)
     audit.register(what)

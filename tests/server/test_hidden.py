@@ -414,3 +414,39 @@ def test_the_oracle_catches_a_hint_that_leaks() -> None:
 
 
 _ = asyncio  # the portal runs the coroutines above
+
+
+def test_a_match_from_the_queue_hides_every_tile_and_nobody_is_named_before_the_table(
+    tmp_path: Path,
+) -> None:
+    """The matchmaking queue's frames (``queue``, ``queue_left``) go through the same audit
+    as a lobby's match; and until the table is formed, nothing a waiting player hears
+    names another waiting player (their id or name)."""
+    rng = random.Random("queue")
+    seeds = random.Random("queue/seeds")
+    with harness(tmp_path, seeds=lambda: f"{seeds.getrandbits(128):032x}") as h:
+        players = [h.person(f"Wartend{i}") for i in range(3)]
+        join = {"type": "queue_join", "seats": "3", "mode": "blitz", "wait": 60}
+        players[0].request(join, "queue")
+        players[1].request(join, "queue")
+        players[2].send(join)
+        starts = [c.recv_type("match_started") for c in players]
+        mid = starts[0]["match"]
+        audience: dict[int, int | None] = {
+            id(c): s["seat"] for c, s in zip(players, starts, strict=True)
+        }
+        for c in players:
+            before = c.frames[: next(i for i, f in enumerate(c.frames) if '"queue_left"' in f)]
+            for raw in before:
+                for other in players:
+                    if other is not c:
+                        assert other.profile["id"] not in raw and other.name not in raw, raw
+        play_out(h, players, rng)
+        row, log = _stored(h, mid)
+        truth = replay(Rules.from_dict(row["rules"]), row["seed"], log)
+        assert log[-1]["kind"] == "end"
+        total = 0
+        for c in h.clients:
+            assert any('"queue"' in f for f in c.frames)
+            total += check_frames(c.frames, audience[id(c)], truth, row["seed"], mid)
+        assert total > len(log) // 2

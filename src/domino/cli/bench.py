@@ -49,7 +49,17 @@ Workload = Callable[[int, random.Random], None]
 #: The source checkout's benchmarks, beside ``src/`` (absent in an installed wheel).
 CHECKOUT_BENCH = Path(__file__).resolve().parents[3] / "bench"
 #: The subcommands :mod:`domino_bench.commands` adds (a wheel install names them too).
-ELSEWHERE = ("server", "analysis", "leaderboard", "cluster", "failover", "router", "crash", "leaks")
+ELSEWHERE = (
+    "server",
+    "analysis",
+    "leaderboard",
+    "cluster",
+    "failover",
+    "router",
+    "crash",
+    "leaks",
+    "matchmaking",
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

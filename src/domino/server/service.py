@@ -47,6 +47,7 @@ from domino.server.desks.matches import MatchRunner
 from domino.server.desks.people import People
 from domino.server.desks.puzzles import PuzzleDesk
 from domino.server.desks.queries import Queries
+from domino.server.desks.queue import QueueDesk
 from domino.server.desks.talk import TalkDesk
 from domino.server.metrics import Metrics
 from domino.server.settings import Settings
@@ -130,6 +131,18 @@ class Service:
         self.board = Board(settings, self.db)
         self.invites = Invites(settings, self.db, self.router, self.lobby_desk)
         self.talk = TalkDesk(settings, self.db, self.router)
+        # The matchmaking queue; in a cluster its pairing node holds a lease of its own.
+        self.queue = QueueDesk(
+            settings,
+            self.db,
+            self.router,
+            self.lobby_desk,
+            self.match_desk,
+            Leases(self.redis, self.node, ttl=settings.lease_ttl, prefix=settings.redis_prefix)
+            if self.redis is not None
+            else None,
+            accepting=lambda: not self.draining and not self.stopping,
+        )
         self.analyses = AnalysisDesk(settings, self.db, self.node)
         self.puzzles = PuzzleDesk(settings, self.db, self.analyses)
         # /api/health: whether the database answers (a connection of the probe's own).
@@ -185,6 +198,7 @@ class Service:
         await self.lobby_desk.load()
         await self.match_desk.resume()
         await self.lobby_desk.reconcile()
+        self.queue.start()
 
     async def stop(self) -> None:
         """Stop every match task and close the database (matches resume on start)."""
@@ -196,6 +210,7 @@ class Service:
                 await self.activity.wait_for(lambda: self.busy == 0)
         await self.puzzles.stop()
         await self.analyses.stop()
+        await self.queue.stop()
         await self.lobby_desk.stop()
         await self.match_desk.stop()
         for conns in self.router.conns.values():
@@ -259,6 +274,7 @@ class Service:
         self.busy += 1
         try:
             await self.connections.connect(conn)
+            await self.queue.connected(conn)
         finally:
             self.busy -= 1
             await self.notify_activity()
@@ -282,6 +298,7 @@ class Service:
     async def _disconnect(self, conn: Conn) -> None:
         try:
             await self.connections.disconnect(conn)
+            await self.queue.gone(conn.profile)
         finally:
             self.busy -= 1
             await self.notify_activity()
@@ -300,10 +317,14 @@ class Service:
         ref = getattr(msg, "ref", None)
         matches = self.match_desk
         try:
-            if self.draining and isinstance(msg, (p.CreateLobby, p.Start, p.QuickGame)):
+            if self.draining and isinstance(
+                msg, (p.CreateLobby, p.Start, p.QuickGame, p.QueueJoin)
+            ):
                 raise LobbyError("node_draining")
             if self.draining and isinstance(msg, p.Rematch) and msg.accept:  # may start one
                 raise LobbyError("node_draining")
+            if isinstance(msg, (p.CreateLobby, p.JoinLobby, p.QuickGame)):
+                await self.queue.leave(conn.profile, "lobby")  # nobody waits and plays
             match msg:
                 case p.Ping():
                     conn.send(p.PongMsg())
@@ -317,6 +338,11 @@ class Service:
                     await self.lobby_desk.action(conn, msg)
                 case p.FillBots() | p.QuickGame() | p.SetRated():
                     await self.lobby_desk.action(conn, msg)
+                case p.QueueJoin():
+                    await self.queue.join(conn, msg)
+                case p.QueueLeave():
+                    if not await self.queue.leave(conn.profile):
+                        conn.send(p.QueueLeftMsg(reason="left"))  # waited nowhere: the view clears
                 case p.MoveCmd() | p.Back() | p.LeaveMatch() | p.Hint():
                     await matches.command(conn, msg.match, msg, ref)
                 case p.Watch() | p.Unwatch() | p.Sync():

@@ -144,6 +144,7 @@ def old_create_all(conn: Connection, prefix: str) -> None:
     tables.board_built.drop(conn)
     for table in (tables.talk, tables.blocks, tables.reports, tables.mutes):  # 0007
         table.drop(conn)
+    tables.queue.drop(conn)
 
 
 async def test_a_database_made_by_create_all_is_stamped_as_the_baseline(empty: Database) -> None:

@@ -357,6 +357,14 @@ class LobbyDesk(LobbyViews, Rematches):
             return
         raise LobbyError("lobby_busy")  # pragma: no cover - 8 used codes in a row
 
+    async def leave_held(self, me: str, code: str) -> None:
+        """``me`` leaves lobby ``code`` for a game elsewhere (the matchmaking queue)."""
+        await self._leave_held(me, code)
+
+    def remember(self, lobby: Lobby) -> None:
+        """A lobby another desk stored (the matchmaking queue's table)."""
+        self._remember(lobby)
+
     async def _leave_held(self, me: str, code: str) -> None:
         """``me`` leaves lobby ``code`` (as ``leave_lobby``): told with ``lobby_left``."""
         async with self._locked(code):

@@ -192,13 +192,16 @@ class MatchDesk(MatchViews):
         version: int | None,
         announce: Callable[[Lobby], None],
         joined: Sequence[str] = (),
+        queued: Sequence[str] = (),
     ) -> None:
         """Start the match of ``lobby`` (checked by the caller, read at ``version``);
         ``announce`` sends the lobby's new state to its members before the match's first
         messages. Raises :class:`~domino.server.storage.lobbies.LobbyConflict` (nothing
         started) when the lobby changed since ``version``. ``version=None`` stores a new
         lobby with its members ``joined`` in the same transaction (*Schnelles Spiel*); then
-        ``LobbyConflict`` means its code was used or a member is in another lobby."""
+        ``LobbyConflict`` means its code was used or a member is in another lobby.
+        ``queued``: the matchmaking queue's rows of these players are taken in the same
+        transaction (``LobbyConflict``: one of them is not waiting any more)."""
         now = self.clock.now()
         mid = new_id("m")
         seed = self.settings.seeds() if self.settings.seeds else secrets.token_hex(16)
@@ -235,6 +238,7 @@ class MatchDesk(MatchViews):
                 lobby_doc=(lobby.status, lobby.to_dict(), version),
                 joined=joined,
                 rated=lobby.rated,
+                queued=queued,
             )
         except BaseException:
             lobby.status, lobby.match = before

@@ -148,6 +148,25 @@ class QuickGame(_In):
     leave: bool = False
 
 
+class QueueJoin(_In):
+    """*Mit Menschen spielen*: wait for people of the same choice (issue 23). ``seats``:
+    ``"2"``, ``"3"``, ``"4"`` or ``"paare"``; ``mode``: a Modus; ``wait``: the longest
+    wait in seconds before bots fill the empty seats (30, 60, 180), 0 for *nur Menschen*.
+    ``leave``: the sender agreed to leave the lobby it is in (as in ``quick_game``)."""
+
+    type: Literal["queue_join"]
+    seats: str = Field(max_length=8)
+    mode: str = Field(default="klassisch", max_length=32)
+    wait: int = 60
+    leave: bool = False
+
+
+class QueueLeave(_In):
+    """Stop waiting in the matchmaking queue."""
+
+    type: Literal["queue_leave"]
+
+
 class SetRules(_In):
     """Host: change the lobby's rules."""
 
@@ -328,6 +347,8 @@ ClientMessage = Annotated[
     | RemoveBot
     | FillBots
     | QuickGame
+    | QueueJoin
+    | QueueLeave
     | SetRules
     | SetRated
     | Start

@@ -212,6 +212,28 @@ class MatchStartedMsg(_Out):
     seat: int | None
 
 
+class QueueMsg(_Out):
+    """You wait in the matchmaking queue: your choice, the seconds waited so far and how
+    many others wait for the same choice (never who)."""
+
+    type: Literal["queue"] = "queue"
+    seats: str
+    mode: str
+    wait: int
+    waited: float
+    others: int
+
+
+class QueueLeftMsg(_Out):
+    """You no longer wait: ``matched`` (``match`` starts now; ``match_started`` follows),
+    ``left`` (you cancelled), ``gone`` (your last socket closed), ``lobby`` or
+    ``in_match`` (you joined a lobby or sat down in a match meanwhile)."""
+
+    type: Literal["queue_left"] = "queue_left"
+    reason: Literal["matched", "left", "gone", "lobby", "in_match"]
+    match: str | None = None
+
+
 class RoundEventsOut(_Out):
     """One earlier round's public events (docs/match-state.md, ``events``)."""
 
@@ -438,6 +460,8 @@ SERVER_MODELS: tuple[type[BaseModel], ...] = (
     ReactionMsg,
     BlocksMsg,
     ReportedMsg,
+    QueueMsg,
+    QueueLeftMsg,
 )
 REST_MODELS: tuple[type[BaseModel], ...] = (
     GuestIn,

@@ -17,7 +17,8 @@ opening, closing). A component that needs one part is typed with that part:
 - :class:`~.puzzles.PuzzleStore`: puzzles from them, puzzle ratings and streaks;
 - :class:`~.ratings.RatingStore`: ratings, their history and the leaderboard;
 - :class:`~.social.SocialStore`: recent opponents;
-- :class:`~.talk.TalkStore`: table talk (messages, blocks, reports, mutes).
+- :class:`~.talk.TalkStore`: table talk (messages, blocks, reports, mutes);
+- :class:`~.queue.QueueStore`: the matchmaking queue.
 
 The schema is :func:`~.tables.make_tables`; Alembic migrations (:mod:`.schema`) build
 the same tables in a database, and a test holds the two against each other.
@@ -34,6 +35,7 @@ from domino.server.storage.matches import MatchStore
 from domino.server.storage.matchlog import MatchLog
 from domino.server.storage.profiles import ProfileStore
 from domino.server.storage.puzzles import PuzzleStore
+from domino.server.storage.queue import QueueStore
 from domino.server.storage.ratings import RatingStore
 from domino.server.storage.social import SocialStore
 from domino.server.storage.tables import make_tables
@@ -52,6 +54,7 @@ class Database(
     RatingStore,
     SocialStore,
     TalkStore,
+    QueueStore,
 ):
     """The server's storage; all methods are coroutines on one async engine."""
 

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from domino.server.storage.engine import Core, dumps
 from domino.server.storage.lobbies import InOtherLobby, LobbyConflict, put_lobby
+from domino.server.storage.queue import take_queued
 from domino.server.storage.ratings import rate_match
 
 __all__ = ["MatchStore", "StoredMatch"]
@@ -51,6 +52,7 @@ class MatchStore(Core):
         lobby_doc: tuple[str, dict[str, Any], int | None] | None = None,
         joined: Sequence[str] = (),
         rated: bool = False,
+        queued: Sequence[str] = (),
     ) -> None:
         """Store a new match and the entries its table logged when it was made.
 
@@ -60,11 +62,13 @@ class MatchStore(Core):
         people). Raises :class:`LobbyConflict` (nothing stored) when the lobby changed
         since that version was read. A version of ``None`` stores a new lobby with the
         members ``joined`` (*Schnelles Spiel*); ``LobbyConflict`` then says that its code
-        was used or that a member is in another lobby.
+        was used or that a member is in another lobby. ``queued``: a pairing of the
+        matchmaking queue takes these players' rows in the same transaction
+        (:func:`.queue.take_queued`; ``LobbyConflict`` when one is gone or held).
         """
         try:
             await self._create_match(
-                mid, lobby, rules, seats, seed, now, log, lobby_doc, joined, rated
+                mid, lobby, rules, seats, seed, now, log, lobby_doc, joined, rated, queued
             )
         except (IntegrityError, InOtherLobby):
             if lobby_doc is None or lobby_doc[2] is not None:
@@ -83,8 +87,10 @@ class MatchStore(Core):
         lobby_doc: tuple[str, dict[str, Any], int | None] | None,
         joined: Sequence[str],
         rated: bool,
+        queued: Sequence[str] = (),
     ) -> None:
         async with self._write() as conn:
+            await take_queued(self.t, conn, queued, not self.is_sqlite)
             if lobby is not None and lobby_doc is not None:
                 status, doc, version = lobby_doc
                 await put_lobby(self.t, conn, lobby, status, doc, now, version, joined)

@@ -39,6 +39,7 @@ class Tables:
     blocks: sa.Table
     reports: sa.Table
     mutes: sa.Table
+    queue: sa.Table
 
 
 def make_tables(prefix: str = "") -> Tables:
@@ -196,6 +197,19 @@ def make_tables(prefix: str = "") -> Tables:
         sa.Column("at", sa.Float, nullable=False),
     )
     talk, blocks, reports, mutes = talk_tables(meta, prefix)
+    # The matchmaking queue (issue 23): one row per waiting profile (the primary key keeps
+    # anybody from waiting twice); a pairing deletes its rows in the transaction that
+    # stores the new lobby and match, so nobody is lost or paired twice.
+    queue = sa.Table(
+        f"{prefix}queue",
+        meta,
+        sa.Column("profile_id", sa.String(40), primary_key=True),
+        sa.Column("name", sa.String(100), nullable=False),
+        sa.Column("choice", sa.String(40), nullable=False, index=True),
+        sa.Column("wait", sa.Integer, nullable=False),
+        sa.Column("rating", sa.Float, nullable=False),
+        sa.Column("joined_at", sa.Float, nullable=False),
+    )
     return Tables(
         meta,
         profiles,
@@ -219,6 +233,7 @@ def make_tables(prefix: str = "") -> Tables:
         blocks,
         reports,
         mutes,
+        queue,
     )
 
 

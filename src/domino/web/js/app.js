@@ -186,6 +186,9 @@ async function render() {
   const focusKey = active?.dataset?.focusKey;
   const focusId = active?.id;
   clear(app.root).append(header(), screen);
+  // A new screen starts at its top (a tall home screen scrolled to its buttons before).
+  if (`${r.name}/${r.arg}` !== shownRoute) window.scrollTo(0, 0);
+  shownRoute = `${r.name}/${r.arg}`;
   if (focusKey) refocus(app.root, focusKey);
   else if (focusId) document.getElementById(focusId)?.focus();
   followTalk();
@@ -195,6 +198,8 @@ async function render() {
 function followTalk() {
   import("./talk.js").then((m) => m.follow(route()));
 }
+
+let shownRoute = null; // the route the last screen drawn showed
 
 // ---- start ------------------------------------------------------------------------------------
 

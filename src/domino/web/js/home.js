@@ -44,6 +44,7 @@ export function homeScreen() {
     {},
     app.leftNotice ? leftNotice() : null,
     quickCard(),
+    mmCard(),
     h(
       "section.card.welcome",
       {},
@@ -65,6 +66,13 @@ export function homeScreen() {
     h("section.card", {}, h("h2", {}, t("home.running")), h("ul.list", { id: "running-list" }, running)),
     h("p.board-link", {}, h("a.button", { href: "#/rangliste/2", "data-testid": "board-link" }, t("board.link"))),
   );
+}
+
+/** *Mit Menschen spielen* (queue.js, loaded when the home screen shows). */
+function mmCard() {
+  const slot = h("div.mm-slot");
+  import("./queue.js").then((m) => slot.isConnected && slot.replaceWith(m.queueCard()));
+  return slot;
 }
 
 function watch(matchId) {

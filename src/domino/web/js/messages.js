@@ -87,6 +87,10 @@ export function onMessage(msg) {
       // A rated match's change (ratings.js).
       import("./ratings.js").then((m) => m.gotChange(msg), () => {});
       break;
+    case "queue":
+    case "queue_left":
+      import("./queue.js").then((m) => m.onQueue(msg));
+      break;
     case "earlier_rounds":
       // The rounds before the one a (re)loaded table started from, for its log.
       app.table?.earlierRounds(msg);

@@ -89,5 +89,8 @@ export function startScreen() {
     h("p.puzzle-link", {}, h("a.button", { href: "#/puzzles", "data-testid": "start-puzzles" }, t("start.puzzles")), " ", h("span.muted", {}, t("start.puzzles_hint"))),
     lessonOffer(),
   );
-  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), acc, err), h("p.board-link", {}, h("a", { href: "#/rangliste/2" }, t("board.link"))));
+  // *Mit Menschen spielen*: signs in under the name above; the home screen shows the choice.
+  const mm = h("section.card.mm", {}, h("h2", {}, t("mm.title")), h("p.muted", {}, t("mm.lead")),
+    h("button.primary.big", { type: "button", "data-testid": "mm-start", onclick: () => ((app.mmFocus = performance.now()), guest.requestSubmit()) }, t("mm.go")));
+  return h("main.screen.start", {}, hero, h("div.forms", {}, quickCard({ guest, nameIn, err: nameErr }), mm, acc, err), h("p.board-link", {}, h("a", { href: "#/rangliste/2" }, t("board.link"))));
 }

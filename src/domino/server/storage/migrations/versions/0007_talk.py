@@ -1,7 +1,7 @@
 """Table talk: ``talk_messages``, ``talk_blocks``, ``talk_reports``, ``talk_mutes``.
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-04
 
 Free-text messages kept with their room (a lobby or a match), who blocked whom,
@@ -17,7 +17,7 @@ from alembic import op
 from domino.server.storage.migrations import name
 
 revision = "0007"
-down_revision = "0005"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
