@@ -51,11 +51,12 @@ SLACK = 1.0
 
 async def run(args: argparse.Namespace) -> int:
     raise_nofile(65536)
-    # SIGTERM (a timeout around the run): stop measuring, but stop the nodes, HAProxy
-    # and Redis and drop the tables on the way out.
+    # SIGTERM (a timeout around the run) or Ctrl-C: stop measuring; the loaders, nodes, HAProxy
+    # and Redis are stopped and the tables dropped on the way out.
     me = asyncio.current_task()
     if me is not None:
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, me.cancel)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            asyncio.get_running_loop().add_signal_handler(sig, me.cancel)
     pg = args.db or os.environ.get("DOMINO_TEST_POSTGRES")
     if not pg:
         print("domino bench matchmaking needs --db or DOMINO_TEST_POSTGRES (PostgreSQL)")
