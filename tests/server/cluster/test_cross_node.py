@@ -417,6 +417,12 @@ def silence(h: Harness, mid: str) -> None:
     h.tc.portal.call(halt)
 
 
+def handled(client: Client) -> None:
+    """Everything ``client`` sent before has been handled by its node: a socket's
+    messages are handled in order, so the answer to a ping comes after them."""
+    assert client.request({"type": "ping"}, "pong")
+
+
 def recheck(h: Harness) -> None:
     """One look of ``h``'s sweeper at the commands it forwarded (``recheck_forwarded``)."""
     h.tc.portal.call(h.service.ownership.recheck_forwarded)
@@ -439,6 +445,7 @@ def test_a_move_forwarded_to_an_owner_that_dies_before_answering_is_sent_to_the_
     assert leases is not None
     silence(a, mid)
     far.send({"type": "move", "match": mid, "move": move, "v": v, "ref": "lost"})
+    handled(far)  # node b took the move (settle alone may look before it arrives)
     b.settle()
     flying = b.service.ownership.in_flight
     assert [(p.match, p.owner, p.ref) for p in flying.open.values()] == [(mid, "a", "lost")]
@@ -474,6 +481,7 @@ def test_a_move_whose_owner_dies_and_nobody_took_over_yet_is_served_by_the_forwa
     assert leases is not None
     silence(a, mid)
     far.send({"type": "move", "match": mid, "move": snap["view"]["legal"][0], "v": v})
+    handled(far)  # node b took the move (settle alone may look before it arrives)
     b.settle()
     redis_call(b, "delete", leases.key(mid))
     b.clock.advance(1.0)
@@ -496,6 +504,7 @@ def test_a_forwarded_move_without_an_answer_while_the_owner_holds_on_hears_match
     _, mid, v, far, snap = anna_and_her_window(a, b)
     silence(a, mid)
     far.send({"type": "move", "match": mid, "move": snap["view"]["legal"][0], "v": v, "ref": "m1"})
+    handled(far)  # node b took the move (settle alone may look before it arrives)
     b.settle()
     b.clock.advance(FORWARD_TIMEOUT / 2)
     recheck(b)
