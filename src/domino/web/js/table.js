@@ -61,6 +61,8 @@ export class TableView {
     document.addEventListener("pointerdown", this.onShieldDown, true);
     this.resizeObs = new ResizeObserver(() => this.renderBoard());
     this.resizeObs.observe(this.boardEl);
+    // The line's box changes without the board when the talk's strip comes or goes (app.css).
+    this.resizeObs.observe(this.endsEl);
     // The log box's lines wrap anew when its width changes (the grid settles, a scroll bar comes):
     // its height must then end on a whole line again.
     this.logWidth = 0;

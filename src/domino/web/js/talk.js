@@ -100,9 +100,10 @@ function draw() {
     talk.panel = null;
     return;
   }
-  // In the lobby the talk is part of the page (below the seats); at the table it floats.
+  // In the lobby the talk is part of the page (below the seats). At the table it sits in the
+  // board's top corner, in a strip the line keeps clear (app.css), so it never covers an end.
   const inline = talk.room.room === "lobby";
-  const home = inline ? document.querySelector("#app main.screen") || document.querySelector("main.screen") : document.body;
+  const home = inline ? document.querySelector("#app main.screen") || document.querySelector("main.screen") : document.querySelector(".table-screen .board") || document.body;
   if (!talk.panel) talk.panel = h("aside.talk", { "aria-label": t("talk.title"), dataset: { testid: "talk" } });
   talk.panel.classList.toggle("inline", inline);
   if (home && talk.panel.parentNode !== home) home.append(talk.panel);
