@@ -65,9 +65,13 @@ class Relay:
             try:
                 # SO_LINGER 0: the peer gets a reset, as when the database host goes away.
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                s.close()
+                # A close alone does not end the pipe thread's recv() on this socket (the
+                # socket lives on until it returns, and no reset goes out): shut it first.
+                s.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+            with contextlib.suppress(OSError):
+                s.close()
 
     def restore(self) -> None:
         self.open = True

@@ -64,13 +64,19 @@ class MatchLog(Core):
         self._insert_sql = (
             f'INSERT INTO "{self.t.log.name}" (match_id, idx, entry) VALUES (?, ?, ?)'
         )
-        # PostgreSQL's append statements (asyncpg; see _commit_fenced).
-        self._pg_fence = (
-            f'SELECT id, fence FROM "{self.t.matches.name}" WHERE id = ANY($1::varchar[]) FOR SHARE'
-        )
-        self._pg_insert = (
-            f'INSERT INTO "{self.t.log.name}" (match_id, idx, entry)'
-            " SELECT * FROM unnest($1::varchar[], $2::int[], $3::text[])"
+        # PostgreSQL's append statement (asyncpg; see _commit_fenced): the fence read,
+        # locked FOR SHARE, and the insert of every row whose fence is current, in one
+        # statement (one round trip, atomic without BEGIN and COMMIT). A data-modifying
+        # WITH runs to completion whatever the outer query reads; the outer query
+        # returns each match's current fence, for the refusals.
+        self._pg_append = (
+            f'WITH f AS (SELECT id, fence FROM "{self.t.matches.name}"'
+            " WHERE id = ANY($1::varchar[]) FOR SHARE),"
+            f' ins AS (INSERT INTO "{self.t.log.name}" (match_id, idx, entry)'
+            " SELECT u.m, u.i, u.e"
+            " FROM unnest($2::varchar[], $3::int[], $4::text[], $5::bigint[]) AS u(m, i, e, fc)"
+            " JOIN f ON f.id = u.m AND f.fence = u.fc)"
+            " SELECT id, fence FROM f"
         )
         self._fence_sql = f'SELECT id, fence FROM "{self.t.matches.name}" WHERE id IN ('
 
@@ -188,41 +194,41 @@ class MatchLog(Core):
     async def _commit_fenced(self, batch: list[_Append]) -> dict[int, StaleFence]:
         """Store ``batch`` in one transaction (see :meth:`_insert_fenced`).
 
-        On PostgreSQL this speaks asyncpg directly, with two prepared statements (the
-        fence read and one ``INSERT ... SELECT FROM unnest(...)`` of every row): the
-        same statements through SQLAlchemy cost about twice the CPU per append, the
-        largest share of a cluster node's extra cost per command (docs/performance.md).
+        On PostgreSQL this speaks asyncpg directly, with one prepared statement (the
+        fence read and the insert of every row whose fence is current, ``_pg_append``)
+        in one round trip: the same work through SQLAlchemy, or as a transaction of
+        two statements, costs about twice the CPU per append, the largest share of a
+        cluster node's extra cost per command (docs/performance.md).
         """
         if self.is_sqlite:
             async with self._write() as conn:
                 return await self._insert_fenced(conn, batch)
+        mids: list[str] = []
+        idxs: list[int] = []
+        entries: list[str] = []
+        fences: list[int] = []
+        for ap in batch:
+            for row in ap.rows:
+                mids.append(row["match_id"])
+                idxs.append(row["idx"])
+                entries.append(row["entry"])
+                fences.append(ap.fence)
+        ids = sorted({ap.mid for ap in batch})
         async with self.engine.connect() as conn:
             raw = await conn.get_raw_connection()
             pg: Any = raw.driver_connection
-            async with pg.transaction():
-                ids = sorted({ap.mid for ap in batch})
-                current = {r["id"]: int(r["fence"]) for r in await pg.fetch(self._pg_fence, ids)}
-                refused: dict[int, StaleFence] = {}
-                mids: list[str] = []
-                idxs: list[int] = []
-                entries: list[str] = []
-                for ap in batch:
-                    now = current.get(ap.mid)
-                    if now != ap.fence:
-                        refused[id(ap)] = StaleFence(ap.mid, ap.fence, now)
-                        continue
-                    for row in ap.rows:
-                        mids.append(row["match_id"])
-                        idxs.append(row["idx"])
-                        entries.append(row["entry"])
-                if mids:
-                    try:
-                        await pg.execute(self._pg_insert, mids, idxs, entries)
-                    except Exception as exc:  # as SQLAlchemy reports it (a position twice)
-                        if type(exc).__name__ == "UniqueViolationError":
-                            raise IntegrityError(self._pg_insert, None, exc) from exc
-                        raise
-            return refused
+            try:
+                rows = await pg.fetch(self._pg_append, ids, mids, idxs, entries, fences)
+            except Exception as exc:  # as SQLAlchemy reports it (a position twice)
+                if type(exc).__name__ == "UniqueViolationError":
+                    raise IntegrityError(self._pg_append, None, exc) from exc
+                raise
+        current = {r["id"]: int(r["fence"]) for r in rows}
+        return {
+            id(ap): StaleFence(ap.mid, ap.fence, current.get(ap.mid))
+            for ap in batch
+            if current.get(ap.mid) != ap.fence
+        }
 
     async def _insert_fenced(
         self, conn: AsyncConnection, batch: list[_Append]
