@@ -42,6 +42,13 @@ def test_talk_reaches_the_other_context_until_blocked(
     # At the table: a reaction of Hanna's shows on Gero's screen, at her seat.
     start_match(hanna)
     gero.locator(TABLE).wait_for()
+    # Folded, the talk's buttons sit in the board's corner above the line's box, so they
+    # cover no end on a phone or a desktop (they once floated over the board's corner).
+    for page in (hanna, gero):
+        page.locator(".board > [data-testid=talk]").wait_for()
+        talk = page.get_by_test_id("talk").bounding_box()
+        line_box = page.locator(".board > .ends").bounding_box()
+        assert talk and line_box and talk["y"] + talk["height"] <= line_box["y"], (talk, line_box)
     hanna.get_by_test_id("reactions-open").click()
     hanna.get_by_test_id("react-danke").click()
     bubble = gero.get_by_test_id("reaction").filter(has_text="Danke!")
