@@ -182,6 +182,27 @@ def test_a_running_match_cannot_be_rematched_yet(h: Harness) -> None:
     anna.expect_error({"type": "rematch", "match": ""}, "bad_message")
 
 
+def test_a_spectator_follows_a_match_whose_end_is_announced_but_not_marked_finished(
+    h: Harness,
+) -> None:
+    """The end reaches the spectator's page (which then asks to follow) before the match
+    is marked finished: a follow in between is taken, and the proposal reaches it."""
+    anna, ben, zoe = h.person("Anna"), h.person("Ben"), h.person("Zoe")
+    mid = finished_match(h, [anna, ben], watcher=zoe)
+
+    async def unmark() -> None:  # the moment between the announced end and close_match
+        m = h.service.db.t.matches
+        async with h.service.db.engine.begin() as conn:
+            await conn.execute(m.update().where(m.c.id == mid).values(status="running"))
+
+    h.tc.portal.call(unmark)
+    zoe.send({"type": "rematch_follow", "match": mid})
+    h.settle()
+    assert zoe.drain() == []  # taken: no error, nothing proposed yet
+    anna.send({"type": "rematch", "match": mid})
+    assert rematch_frame(zoe, "open")["by"] == "Anna"
+
+
 def test_a_reconnecting_member_hears_the_open_proposal(h: Harness) -> None:
     anna, ben = h.person("Anna"), h.person("Ben")
     mid = finished_match(h, [anna, ben])

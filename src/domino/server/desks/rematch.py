@@ -276,9 +276,13 @@ class Rematches:
 
     # -- spectators -------------------------------------------------------------------------
     async def rematch_follow(self, conn: Conn, msg: p.RematchFollow) -> None:
-        """A spectator of the finished ``msg.match`` hears its *Revanche* from now on."""
+        """A spectator of the finished ``msg.match`` hears its *Revanche* from now on.
+
+        Over is when its result is stored: the end is announced (the spectator's page
+        then asks) before the match is marked finished (``close_match``)."""
         row = await self.db.match(msg.match)
-        if row is None or row["status"] != "finished" or not row["lobby"]:
+        over = row is not None and (row["status"] == "finished" or row["result"] is not None)
+        if row is None or not over or not row["lobby"]:
             raise LobbyError("rematch_gone")
         key = audience(msg.match)
         if key not in conn.watching:
