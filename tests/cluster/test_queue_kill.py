@@ -31,7 +31,7 @@ import random
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -98,7 +98,8 @@ class Scene:
         return len(await self.db.queue_rows())
 
     async def matches(self) -> list[dict[str, Any]]:
-        """Every stored match: id, lobby, started_at, owner, the profiles of its seats."""
+        """Every stored match: its id, lobby, start (the pairing node's clock) and the
+        profiles of its seats."""
         m = self.db.t.matches
         async with self.db.engine.connect() as conn:
             rows = await conn.execute(sa.select(m.c.id, m.c.lobby, m.c.started_at, m.c.seats))
@@ -119,9 +120,11 @@ class Scene:
             rows = await conn.execute(sa.select(lm.c.profile_id, lm.c.code))
             return {r.profile_id: r.code for r in rows}
 
-    async def until(self, ready: Callable[[], Any], what: str, detail: Callable[[], str]) -> None:
-        """``ready`` (a coroutine function) true within :data:`PHASE`, re-asked every
-        time a client hears something and at least every 0.2 s."""
+    async def until(
+        self, ready: Callable[[], Awaitable[bool]], what: str, detail: Callable[[], str]
+    ) -> None:
+        """Wait until ``await ready()`` is true, asked again whenever a client hears
+        something and at least every 0.2 s; an assertion after :data:`PHASE`."""
         deadline = time.monotonic() + PHASE
         while not await ready():
             if time.monotonic() > deadline:
@@ -272,8 +275,9 @@ async def _play(s: Scene) -> dict[str, object]:
         assert started <= {mine}, (p.name, started, mine)
         if still_told_to_wait(p):
             # Only one who was never told: the dead node stored the table and was killed
-            # before it announced it (its player's socket on another node hears its
-            # table's state after the takeover, and no ``queue_left``). See the report.
+            # before its announcement left it (the player's socket on another node hears
+            # the table's state after the takeover, and no ``queue_left``: a gap left
+            # open, docs/architecture.md, "Matchmaking").
             assert mine in before_kill and not left and not started, (
                 f"{p.name} still told it waits: {queue_words(p)}"
             )
