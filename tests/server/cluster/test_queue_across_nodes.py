@@ -61,6 +61,36 @@ def test_players_queued_on_different_nodes_end_up_at_one_table(start_node: Start
     assert a.tc.portal.call(a.service.db.queue_rows) == []
 
 
+def test_a_player_paired_on_another_node_is_not_told_it_waits_again(
+    start_node: StartNode,
+) -> None:
+    a = start_node("a")
+    b = start_node("b")
+    tick(a)  # node a pairs
+    anna, ben, cem = (b.person(n) for n in ("Anna", "Ben", "Cem"))
+    for c in (anna, ben, cem):
+        c.request(JOIN, "queue")
+    tick(b)  # three wait: node b tells its waiting so (the last to come knew already)
+    for c in (anna, ben):
+        recv_within(c, lambda m: m["type"] == "queue" and m["others"] == 2)
+    tick(a)  # two of them at one table (the clock stands still: any two); one waits
+    (left,) = a.tc.portal.call(a.service.db.queue_rows)
+    alone = next(c for c in (anna, ben, cem) if c.profile["id"] == left.profile_id)
+    paired = [c for c in (anna, ben, cem) if c is not alone]
+    for c in paired:
+        assert recv_within(c, lambda m: m["type"] == "queue_left")["reason"] == "matched"
+        recv_within(c, lambda m: m["type"] == "match_started")
+    # Node b sees the count change (3 -> 1): only the one still waiting hears it. The
+    # two were told on node a's word; a count now would say they wait again.
+    tick(b)
+    recv_within(alone, lambda m: m["type"] == "queue" and m["others"] == 0)
+    for c in paired:
+        c.send({"type": "ping"})  # answered after anything node b queued for the socket
+        said = recv_within(c, lambda m: m["type"] in ("queue", "pong"))
+        assert said["type"] == "pong", (c.name, said)
+    assert b.service.queue.waiting.keys() == {left.profile_id}
+
+
 @pytest.fixture
 def roomy(tmp_path: Path, prefix: str) -> Any:
     """Nodes whose sign-in budget lets one address sign in 100 guests."""

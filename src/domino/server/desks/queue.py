@@ -212,6 +212,7 @@ class QueueDesk:
         if not self.waiting:
             return
         counts = await self.db.queue_counts()
+        due: list[tuple[str, int]] = []
         for pid in list(only or self.waiting):
             entry = self.waiting.get(pid)
             if entry is None:
@@ -222,7 +223,19 @@ class QueueDesk:
                     self.waiting.pop(pid, None)
                 continue
             if only is not None or self._told.get(pid) != n:
-                self.router.to_player(pid, self._status(pid, n))
+                due.append((pid, n))
+        if only is None and due:
+            # A count changed: somebody came, left or was paired. Ours whom another node
+            # paired (or took out) meanwhile were told there; a count now would tell them
+            # they wait again.
+            still = await self.db.queued_among([pid for pid, _ in due])
+            for pid, _ in due:
+                if pid not in still:
+                    self.waiting.pop(pid, None)
+                    self._told.pop(pid, None)
+            due = [(pid, n) for pid, n in due if pid in still]
+        for pid, n in due:
+            self.router.to_player(pid, self._status(pid, n))
 
     # -- pairing ------------------------------------------------------------------------------
     async def pair_once(self) -> int:

@@ -111,3 +111,14 @@ class QueueStore(Core):
         async with self.engine.connect() as conn:
             rows = await conn.execute(sa.select(q.c.choice, sa.func.count()).group_by(q.c.choice))
             return {str(c): int(n) for c, n in rows}
+
+    async def queued_among(self, pids: Sequence[str]) -> set[str]:
+        """Those of ``pids`` who wait."""
+        q = self.t.queue
+        wanted = sorted(set(pids))
+        found: set[str] = set()
+        async with self.engine.connect() as conn:
+            for i in range(0, len(wanted), 1000):
+                sel = sa.select(q.c.profile_id).where(q.c.profile_id.in_(wanted[i : i + 1000]))
+                found.update(str(r.profile_id) for r in await conn.execute(sel))
+        return found
