@@ -3,6 +3,7 @@ at most three taps each; the waiting view counts the others and can be cancelled
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +89,37 @@ def test_the_waiting_view_counts_the_others_and_cancels(
     # The choice is remembered in this browser.
     assert page.get_by_test_id("mm-seats-paare").get_attribute("aria-checked") == "true"
     assert_no_js_errors(page)
+
+
+def test_a_table_whose_announcement_was_lost_ends_the_wait(server: str, browser: Any) -> None:
+    """The node that formed the table died before its `queue_left` and `match_started` went
+    out (tests/cluster/test_queue_kill.py): the seat's `state` from the node that took the
+    match over ends the wait all the same, with the signs of a match found."""
+    lost = new_page(browser, **DESKTOP)
+
+    def drop_announcements(ws: Any) -> None:
+        server_side = ws.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            text = message if isinstance(message, str) else message.decode()
+            if '"type":"queue_left"' in text or '"type":"match_started"' in text:
+                return
+            ws.send(message)
+
+        server_side.on_message(from_server)
+
+    lost.route_web_socket(re.compile(r".*/ws$"), drop_announcements)
+    other = new_page(browser, **DESKTOP)
+    for page in (lost, other):
+        page.goto(server + "/")
+        page.get_by_test_id("mm-start").click()
+        page.get_by_test_id("mm-go").click()
+        if page is lost:  # waits alone; the other's join pairs them at once
+            page.get_by_test_id("mm-others").wait_for()
+    assert match_of(lost) == match_of(other)
+    lost.locator("#toast", has_text="Mitspieler gefunden").wait_for()
+    # Back on the start page the card offers a new game instead of a wait that is over.
+    lost.evaluate("location.hash = '#/'")
+    lost.locator("[data-testid=mm-start], [data-testid=mm-go]").first.wait_for()
+    assert lost.get_by_test_id("mm-others").count() == 0
+    assert_no_js_errors(lost)

@@ -77,6 +77,8 @@ export function onMessage(msg) {
       // A snapshot older than the one shown (a late frame) is ignored.
       if (app.lastState && msg.v < app.lastState.v && msg.view?.round === app.lastState.view?.round) break;
       app.lastState = msg;
+      // In a seat while waiting: the table was formed (its queue_left may have been lost).
+      if (app.queueWaiting && msg.you !== null && msg.you !== undefined) import("./queue.js").then((m) => m.seatedWhileWaiting());
       // A replay on screen stays there (the match's last snapshots may still come).
       if (route().name === "replay") break;
       if (route().name !== "match") go(`#/match/${encodeURIComponent(app.matchId)}`);

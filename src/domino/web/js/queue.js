@@ -146,8 +146,16 @@ export function onQueue(msg) {
     if (msg.reason === "matched") found();
     else if (msg.reason === "left") toast(t("mm.cancelled"));
   }
+  app.queueWaiting = !!waiting;
   tickTime();
   redraw();
+}
+
+/** A seat's `state` came while this page waits: the table was formed, and its
+ * `queue_left` was lost with the node that formed it (a node killed in between, before
+ * its announcement went out). The wait is over, as if the server had said so. */
+export function seatedWhileWaiting() {
+  if (waiting) onQueue({ type: "queue_left", reason: "matched" });
 }
 
 /** A match was found: a toast, the title blinking until the page is looked at, a sound. */

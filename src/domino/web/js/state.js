@@ -23,6 +23,7 @@ export const app = {
   joining: null, // the lobby code a join_lobby was sent for
   leftNotice: false, // say on the next screens that the player left a match, and offer the way on
   guestName: null, // the name proposed to a first-time visitor (kept across re-renders)
+  queueWaiting: false, // this page waits in the matchmaking queue (queue.js)
 };
 
 let handlers = { message: () => {}, status: () => {} };
