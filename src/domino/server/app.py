@@ -316,9 +316,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return out if out is not None else _error("match_not_found", 404)
 
     @app.get("/api/matches/{mid}/replay")
-    async def replay(mid: str) -> JSONResponse:
-        """A finished match step by step, every hand face up, and its score sheet."""
-        return JSONResponse(await service.queries.replay(mid[:40]))
+    async def replay(mid: str, request: Request) -> JSONResponse:
+        """A finished match step by step, every hand face up, and its score sheet; its
+        chat without the messages of anyone in a block with the signed-in viewer."""
+        viewer = await _me(request) if _bearer(request) else None
+        return JSONResponse(await service.queries.replay(mid[:40], viewer))
 
     @app.get("/api/matches/{mid}/record")
     async def record_file(mid: str) -> Response:

@@ -34,6 +34,7 @@ from domino.server import protocol as p
 from domino.server.cluster.lease import Leases
 from domino.server.cluster.leased import LeasedOwnership
 from domino.server.cluster.ownership import Ownership, SingleProcess
+from domino.server.cluster.ratelimit import Limits, LocalLimits, RedisLimits
 from domino.server.cluster.redisrouter import RedisRouter
 from domino.server.cluster.router import InProcessRouter, Online
 from domino.server.desks.analysis import AnalysisDesk
@@ -129,8 +130,15 @@ class Service:
         self.connections = Connections(self.db, self.router, self.lobby_desk, self.match_desk)
         self.queries = Queries(settings, self.db)
         self.board = Board(settings, self.db)
-        self.invites = Invites(settings, self.db, self.router, self.lobby_desk)
-        self.talk = TalkDesk(settings, self.db, self.router)
+        # Talk's and invitations' budgets: the site's in Redis (a sender's sockets on
+        # several nodes share one), or this process's.
+        self.limits: Limits = (
+            RedisLimits(self.redis, prefix=settings.redis_prefix)
+            if self.redis is not None
+            else LocalLimits()
+        )
+        self.invites = Invites(settings, self.db, self.router, self.lobby_desk, self.limits)
+        self.talk = TalkDesk(settings, self.db, self.router, self.limits)
         # The matchmaking queue; in a cluster its pairing node holds a lease of its own.
         self.queue = QueueDesk(
             settings,

@@ -281,11 +281,19 @@ def test_invite_reaches_a_recent_opponent_and_is_refused_clearly(
 
 def test_invitations_have_a_budget(h: Harness) -> None:
     desk = h.service.invites
+
+    def spend(me: str, them: str) -> None:
+        h.tc.portal.call(desk._spend, me, them, "P")
+
     for i in range(invites.BURST):
-        desk._spend("anna", f"p{i}", "P")
+        spend("anna", f"p{i}")
     with pytest.raises(LobbyError) as exc:
-        desk._spend("anna", "p-next", "P")
+        spend("anna", "p-next")
     assert exc.value.code == "invite_too_many"
-    desk._spend("ben", "p0", "P")  # another sender has a budget of their own
+    spend("ben", "p0")  # another sender has a budget of their own
     h.clock.advance(invites.WINDOW)
-    desk._spend("anna", "p-next", "P")
+    spend("anna", "p-next")
+    # p-next, invited just now, may not be invited again at once.
+    with pytest.raises(LobbyError) as exc:
+        spend("anna", "p-next")
+    assert exc.value.code == "invite_again"

@@ -6,16 +6,16 @@ sockets on every node, as a match's end reaches a player's profile. It is refuse
 the two never played together (no inviting strangers by id), when one blocked the
 other, when the invitee is offline, and past the sender's budget: at most
 :data:`BURST` invitations per :data:`WINDOW` seconds and one per invitee per
-:data:`AGAIN` seconds. The budget is kept by the node that handles the message (a
-sender with sockets on several nodes has one budget on each).
+:data:`AGAIN` seconds. The budget is the site's (:mod:`~domino.server.cluster.ratelimit`:
+in Redis for a cluster's nodes, so a sender with sockets on several nodes has one budget).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Final
 
 from domino.server import protocol as p
+from domino.server.cluster.ratelimit import Budget, Limits, LocalLimits
 from domino.server.cluster.router import InProcessRouter
 from domino.server.desks.lobby import OPEN, Lobby, LobbyError, share_link
 from domino.server.desks.lobbyviews import LobbyViews
@@ -29,21 +29,28 @@ WINDOW: Final = 60.0
 #: Seconds before the same person may be invited again.
 AGAIN: Final = 30.0
 
+#: A sender's invitations, and a sender's invitations of one invitee (``{me}>{them}``).
+SENT = Budget("invite", ((WINDOW, BURST),))
+INVITEE = Budget("invitee", ((AGAIN, 1),))
+
 
 class Invites:
     """Recent opponents and invitations."""
 
     def __init__(
-        self, settings: Settings, db: Database, router: InProcessRouter, lobbies: LobbyViews
+        self,
+        settings: Settings,
+        db: Database,
+        router: InProcessRouter,
+        lobbies: LobbyViews,
+        limits: Limits | None = None,
     ) -> None:
         self.settings = settings
         self.db = db
         self.router = router
         self.lobbies = lobbies
-        #: sender -> times of their latest invitations (this node's).
-        self._sent: dict[str, deque[float]] = {}
-        #: (sender, invitee) -> when last invited (this node's).
-        self._last: dict[tuple[str, str], float] = {}
+        #: The budgets: the process's own, or a cluster's in Redis.
+        self.limits: Limits = limits if limits is not None else LocalLimits()
 
     async def recent(self, pid: str) -> p.RecentPlayersOut:
         """``GET /api/me/players``: recent human opponents, with who is online now."""
@@ -80,7 +87,7 @@ class Invites:
             raise LobbyError("invite_refused", player=name)
         if them not in self.lobbies.online():
             raise LobbyError("invite_offline", player=name)
-        self._spend(me, them, name)
+        await self._spend(me, them, name)
         self.router.to_player(
             them,
             p.InvitedMsg(
@@ -89,17 +96,13 @@ class Invites:
         )
         conn.send(p.InviteSentMsg(profile=them, name=name))
 
-    def _spend(self, me: str, them: str, name: str) -> None:
-        now = self.settings.clock.now()
-        last = self._last.get((me, them))
-        if last is not None and now - last < AGAIN:
+    async def _spend(self, me: str, them: str, name: str) -> None:
+        """Spend an invitation of ``me`` to ``them`` (both budgets, or neither)."""
+        refused = await self.limits.take(
+            self.settings.clock.now(), (INVITEE, f"{me}>{them}"), (SENT, me)
+        )
+        if refused is None:
+            return
+        if refused.which == 0:
             raise LobbyError("invite_again", player=name)
-        sent = self._sent.setdefault(me, deque())
-        while sent and now - sent[0] >= WINDOW:
-            sent.popleft()
-        if len(sent) >= BURST:
-            raise LobbyError("invite_too_many")
-        sent.append(now)
-        self._last[(me, them)] = now
-        if len(self._last) > 10_000:  # forget the old ones (a long-running node)
-            self._last = {k: t for k, t in self._last.items() if now - t < AGAIN}
+        raise LobbyError("invite_too_many")

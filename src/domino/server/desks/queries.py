@@ -113,17 +113,21 @@ class Queries:
             raise QueryError("replay_no_record", 409)
         return row, record
 
-    async def replay(self, mid: str) -> dict[str, Any]:
+    async def replay(self, mid: str, viewer: str | None = None) -> dict[str, Any]:
         """The replay viewer's data of a finished match (``domino.analysis.frames``), with
         each seat's profile id (``players``, public as in :meth:`match_out`; ``null`` for
         a bot), so a viewer who played there reads its own seat as "du". A move the server
         made for a human seat carries ``"auto": true`` (from the table log), as live.
         ``chat``: the match's talk (its spectators', and its players' outside Paare), kept
-        with the match, oldest first."""
+        with the match, oldest first; for a signed-in ``viewer`` without the messages of
+        the profiles in a block with it, either side (as live talk and its log)."""
         row, record = await self._finished(mid)
         players = [s.get("player_id") for s in row["seats"]]
         auto = server_moves(record, await self.db.match_log(mid))
         chat = await self.db.messages(f"match:{mid}", 500)
+        if viewer is not None:
+            blocked = await self.db.blocked_with(viewer)
+            chat = [m for m in chat if m["sender"] not in blocked]
         for m in chat:
             del m["room"]
         return {"match": mid, **replay_data(record, auto), "players": players, "chat": chat}

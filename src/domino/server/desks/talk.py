@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from domino.server import protocol as p
+from domino.server.cluster.ratelimit import Budget, Limits, LocalLimits
 from domino.server.cluster.router import InProcessRouter
 from domino.server.desks.lobby import Lobby, LobbyError
 from domino.server.desks.talktext import (
@@ -21,7 +22,6 @@ from domino.server.desks.talktext import (
     MAX_CHARS,
     REACTION_LIMITS,
     REACTIONS,
-    RateLimit,
     clean,
 )
 from domino.server.settings import Settings
@@ -32,6 +32,10 @@ __all__ = ["Room", "TalkDesk"]
 
 #: How many earlier messages ``talk_log`` sends.
 LOG_LENGTH = 100
+
+#: A sender's budgets (per profile, on the whole site when the limits are Redis's).
+CHAT = Budget("chat", CHAT_LIMITS)
+REACTION = Budget("reaction", REACTION_LIMITS)
 
 
 class Room:
@@ -62,13 +66,18 @@ class Room:
 class TalkDesk:
     """Every talk message of the node's sockets."""
 
-    def __init__(self, settings: Settings, db: Database, router: InProcessRouter) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        db: Database,
+        router: InProcessRouter,
+        limits: Limits | None = None,
+    ) -> None:
         self.clock = settings.clock
         self.db = db
         self.router = router
-        # Per node (a sender's sockets on two nodes have a budget on each).
-        self.chat_limit = RateLimit(CHAT_LIMITS)
-        self.reaction_limit = RateLimit(REACTION_LIMITS)
+        # The process's own, or a cluster's in Redis (one budget per sender on every node).
+        self.limits: Limits = limits if limits is not None else LocalLimits()
 
     async def handle(self, conn: Conn, msg: Any) -> None:
         """One talk message; :class:`LobbyError` for a refusal (a German error)."""
@@ -141,9 +150,9 @@ class TalkDesk:
             raise LobbyError("talk_too_long", max=MAX_CHARS, length=len(text))
         room = await self._room(conn, msg.room, msg.match)
         await self._silenced(conn.profile)
-        wait = self.chat_limit.take(conn.profile, self.clock.now())
-        if wait:
-            raise LobbyError("talk_too_fast", n=max(1, round(wait)))
+        refused = await self.limits.take(self.clock.now(), (CHAT, conn.profile))
+        if refused is not None:
+            raise LobbyError("talk_too_fast", n=max(1, round(refused.wait)))
         now = self.clock.now()
         mid = await self.db.add_message(room.name, conn.profile, conn.name, room.seat, text, now)
         out = p.ChatOut(
@@ -214,9 +223,9 @@ class TalkDesk:
         if seat is None and (row["status"] != "running" or msg.match not in conn.watching):
             raise LobbyError("talk_not_watching")
         await self._silenced(conn.profile)
-        wait = self.reaction_limit.take(conn.profile, self.clock.now())
-        if wait:
-            raise LobbyError("reaction_too_fast", n=max(1, round(wait)))
+        refused = await self.limits.take(self.clock.now(), (REACTION, conn.profile))
+        if refused is not None:
+            raise LobbyError("reaction_too_fast", n=max(1, round(refused.wait)))
         frame = p.ReactionMsg(
             match=msg.match, seat=seat, sender=conn.profile, name=conn.name, key=msg.key
         )
