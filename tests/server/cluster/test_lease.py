@@ -101,3 +101,35 @@ async def test_renewal_raises_when_redis_is_away_and_leaves_the_deadlines(
 def test_the_margin_must_be_shorter_than_the_lease() -> None:
     with pytest.raises(ValueError):
         Leases(object(), "n", ttl=1.0, margin=1.0)
+
+
+async def test_many_leases_are_renewed_in_a_few_script_calls_and_each_loss_is_told(
+    redis: object, redis_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from domino.server.cluster import lease
+
+    clock = Clock()
+    a = Leases(redis, "node-a", ttl=30, prefix=redis_prefix, clock=clock)
+    b = Leases(redis, "node-b", ttl=30, prefix=redis_prefix, clock=clock)
+    mids = [f"m{i}" for i in range(1200)]
+    for m in mids:
+        assert await a.acquire(m)
+    # b took three of them over (a's keys gone, as after a pause) and one is free.
+    for m in ("m7", "m600", "m1199"):
+        await redis.delete(a.key(m))  # type: ignore[attr-defined]
+        assert await b.acquire(m)
+    await redis.delete(a.key("m42"))  # type: ignore[attr-defined]
+    calls: list[int] = []
+    many = a._renew_many
+
+    async def counted(*args: object, **kw: object) -> object:
+        calls.append(len(kw["keys"]))  # type: ignore[arg-type]
+        return await many(*args, **kw)
+
+    monkeypatch.setattr(a, "_renew_many", counted)
+    clock.t += 5
+    assert await a.renew() == {"m7", "m600", "m1199", "m42"}
+    assert calls == [lease.RENEW_BATCH, lease.RENEW_BATCH, 200]
+    assert set(a.held()) == set(mids) - {"m7", "m600", "m1199", "m42"}
+    assert all(a.valid(m) for m in a.held())
+    assert await a.holder("m600") == "node-b"
