@@ -18,11 +18,12 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from domino.ratings import display, start_skill
 from domino.server.storage.engine import Core
 from domino.server.storage.lobbies import LobbyConflict
 from domino.server.storage.tables import Tables
 
-__all__ = ["AlreadyQueued", "QueueRow", "QueueStore", "take_queued"]
+__all__ = ["AlreadyQueued", "JoinState", "QueueRow", "QueueStore", "take_queued"]
 
 
 class AlreadyQueued(Exception):
@@ -39,6 +40,16 @@ class QueueRow:
     wait: int
     rating: float
     joined_at: float
+
+
+@dataclass(frozen=True)
+class JoinState:
+    """What a ``queue_join`` checks in the database, read at once: whether the profile
+    waits already, the lobby it is in and its rating for pairing in the choice's pool."""
+
+    queued: bool
+    lobby: str | None
+    rating: float
 
 
 async def take_queued(
@@ -67,12 +78,33 @@ class QueueStore(Core):
     """The ``queue`` table (the ratings and the blocks the pairing asks for are
     :class:`~.ratings.RatingStore`'s and :class:`~.talk.TalkStore`'s)."""
 
-    async def queue_join(self, row: QueueRow) -> None:
-        """Put ``row`` in the queue; :class:`AlreadyQueued` when its profile waits."""
+    async def join_state(self, pid: str, pool: str) -> JoinState:
+        """``pid``'s :class:`JoinState` for a choice of rating pool ``pool``, in one
+        statement (every checkout of a pooled connection costs a ping and a transaction's
+        begin and end: a join used to ask three times)."""
+        q, m, r = self.t.queue, self.t.members, self.t.ratings
+        sel = sa.select(
+            sa.select(q.c.profile_id).where(q.c.profile_id == pid).scalar_subquery(),
+            sa.select(m.c.code).where(m.c.profile_id == pid).limit(1).scalar_subquery(),
+            sa.select(r.c.rating).where(r.c.profile_id == pid, r.c.pool == pool).scalar_subquery(),
+        )
+        async with self.engine.connect() as conn:
+            queued, lobby, rating = (await conn.execute(sel)).one()
+        return JoinState(
+            queued is not None,
+            None if lobby is None else str(lobby),
+            float(display(start_skill())) if rating is None else float(rating),
+        )
+
+    async def queue_join(self, row: QueueRow) -> int:
+        """Put ``row`` in the queue and return how many wait for its choice now (itself
+        included), read in the same transaction; :class:`AlreadyQueued` when its profile
+        waits."""
+        q = self.t.queue
         try:
             async with self._write() as conn:
                 await conn.execute(
-                    self.t.queue.insert().values(
+                    q.insert().values(
                         profile_id=row.profile_id,
                         name=row.name,
                         choice=row.choice,
@@ -81,8 +113,12 @@ class QueueStore(Core):
                         joined_at=row.joined_at,
                     )
                 )
+                count = await conn.scalar(
+                    sa.select(sa.func.count()).select_from(q).where(q.c.choice == row.choice)
+                )
         except IntegrityError:
             raise AlreadyQueued(row.profile_id) from None
+        return int(count or 1)
 
     async def queue_leave(self, pid: str) -> bool:
         """Take ``pid`` out of the queue; ``True`` if it waited."""
