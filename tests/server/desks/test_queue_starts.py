@@ -35,6 +35,7 @@ def queue_tables(h: Harness, modes: list[str]) -> list[tuple[Client, Client]]:
     h.service.queue.accepting = lambda: False
     tables = []
     for i, mode in enumerate(modes):
+        h.clock.advance(1.0)  # the pass forms the tables in this order (longest waiting)
         a, b = h.person(f"A{i}"), h.person(f"B{i}")
         a.request({**JOIN, "mode": mode}, "queue")
         b.request({**JOIN, "mode": mode}, "queue")

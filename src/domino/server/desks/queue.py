@@ -33,7 +33,7 @@ from domino.server.desks.pairing import WAITS, Table, choice_of, pair, parse_cho
 from domino.server.settings import Settings
 from domino.server.storage.db import Database
 from domino.server.storage.lobbies import LobbyConflict
-from domino.server.storage.queue import AlreadyQueued, QueueRow
+from domino.server.storage.queue import AlreadyQueued, Joined, QueueRow
 from domino.server.transport.conn import Conn
 
 log = logging.getLogger("domino.server")
@@ -137,28 +137,31 @@ class QueueDesk:
             raise LobbyError("queue_bad_choice") from None
         if msg.wait not in WAITS:
             raise LobbyError("queue_bad_wait")
-        # One read for what the database knows (waiting, lobby, rating), the seat from
-        # this node or the cluster's seat map, one write that also counts the choice.
-        state = await self.db.join_state(me, pool_of(choice))
-        if state.queued:
-            raise LobbyError("already_queued")
-        if await self.matches.seat_anywhere(me) is not None:
+        if await self.matches.seat_anywhere(me) is not None:  # here, or the seat map
             raise LobbyError("in_match")
-        if state.lobby is not None:
+        # The checks the database answers (waiting already, in a lobby, the rating) and
+        # the insert are one transaction.
+        now = self.clock.now()
+        joined = await self._insert(conn, choice, msg.wait, now)
+        if joined.lobby is not None:
             if not msg.leave:
                 raise LobbyError("already_in_lobby")
-            await self.lobbies.leave_held(me, state.lobby)
-        now = self.clock.now()
-        try:
-            count = await self.db.queue_join(
-                QueueRow(me, conn.name, choice, msg.wait, state.rating, now)
-            )
-        except AlreadyQueued:  # another tab, on another node, was quicker
-            raise LobbyError("already_queued") from None
+            await self.lobbies.leave_held(me, joined.lobby)
+            joined = await self._insert(conn, choice, msg.wait, now)
+            if joined.lobby is not None:  # in another one again meanwhile
+                raise LobbyError("already_in_lobby")
         self.waiting[me] = (choice, msg.wait, now)
         if self._may_pair():  # a pass at once; elsewhere the counts can wait for a tick
             self._wake.set()
-        self.router.to_player(me, self._status(me, count))
+        self.router.to_player(me, self._status(me, joined.count))
+
+    async def _insert(self, conn: Conn, choice: str, wait: int, now: float) -> Joined:
+        try:
+            return await self.db.queue_join(
+                conn.profile, conn.name, choice, wait, now, pool_of(choice)
+            )
+        except AlreadyQueued:  # (another tab, on another node, may have been quicker)
+            raise LobbyError("already_queued") from None
 
     async def leave(self, profile: str, reason: Reason = "left") -> bool:
         """Take ``profile`` out of the queue (``queue_leave``, a page closed, a lobby

@@ -23,7 +23,7 @@ from domino.server.storage.engine import Core
 from domino.server.storage.lobbies import LobbyConflict
 from domino.server.storage.tables import Tables
 
-__all__ = ["AlreadyQueued", "JoinState", "QueueRow", "QueueStore", "take_queued"]
+__all__ = ["AlreadyQueued", "Joined", "QueueRow", "QueueStore", "take_queued"]
 
 
 class AlreadyQueued(Exception):
@@ -43,13 +43,13 @@ class QueueRow:
 
 
 @dataclass(frozen=True)
-class JoinState:
-    """What a ``queue_join`` checks in the database, read at once: whether the profile
-    waits already, the lobby it is in and its rating for pairing in the choice's pool."""
+class Joined:
+    """What :meth:`QueueStore.queue_join` did: stored the row (``count``: how many wait
+    for its choice now, itself included), or nothing because the profile is in
+    ``lobby``."""
 
-    queued: bool
     lobby: str | None
-    rating: float
+    count: int
 
 
 async def take_queued(
@@ -78,47 +78,44 @@ class QueueStore(Core):
     """The ``queue`` table (the ratings and the blocks the pairing asks for are
     :class:`~.ratings.RatingStore`'s and :class:`~.talk.TalkStore`'s)."""
 
-    async def join_state(self, pid: str, pool: str) -> JoinState:
-        """``pid``'s :class:`JoinState` for a choice of rating pool ``pool``, in one
-        statement (every checkout of a pooled connection costs a ping and a transaction's
-        begin and end: a join used to ask three times)."""
+    async def queue_join(
+        self, pid: str, name: str, choice: str, wait: int, now: float, pool: str
+    ) -> Joined:
+        """Put ``pid`` in the queue for ``choice`` with its rating in ``pool`` (the start
+        rating when it has none there), in one transaction that also reads what a join
+        must know: :class:`AlreadyQueued` when it waits already, nothing stored when it
+        is in a lobby (:attr:`Joined.lobby`), else the choice's count after the insert.
+        (Each checkout of a pooled connection costs a ping and a transaction's begin and
+        end: a join used to check out five times.)"""
         q, m, r = self.t.queue, self.t.members, self.t.ratings
-        sel = sa.select(
+        state = sa.select(
             sa.select(q.c.profile_id).where(q.c.profile_id == pid).scalar_subquery(),
             sa.select(m.c.code).where(m.c.profile_id == pid).limit(1).scalar_subquery(),
             sa.select(r.c.rating).where(r.c.profile_id == pid, r.c.pool == pool).scalar_subquery(),
         )
-        async with self.engine.connect() as conn:
-            queued, lobby, rating = (await conn.execute(sel)).one()
-        return JoinState(
-            queued is not None,
-            None if lobby is None else str(lobby),
-            float(display(start_skill())) if rating is None else float(rating),
-        )
-
-    async def queue_join(self, row: QueueRow) -> int:
-        """Put ``row`` in the queue and return how many wait for its choice now (itself
-        included), read in the same transaction; :class:`AlreadyQueued` when its profile
-        waits."""
-        q = self.t.queue
         try:
             async with self._write() as conn:
+                queued, lobby, rating = (await conn.execute(state)).one()
+                if queued is not None:
+                    raise AlreadyQueued(pid)
+                if lobby is not None:
+                    return Joined(str(lobby), 0)
                 await conn.execute(
                     q.insert().values(
-                        profile_id=row.profile_id,
-                        name=row.name,
-                        choice=row.choice,
-                        wait=row.wait,
-                        rating=row.rating,
-                        joined_at=row.joined_at,
+                        profile_id=pid,
+                        name=name,
+                        choice=choice,
+                        wait=wait,
+                        rating=float(display(start_skill())) if rating is None else rating,
+                        joined_at=now,
                     )
                 )
                 count = await conn.scalar(
-                    sa.select(sa.func.count()).select_from(q).where(q.c.choice == row.choice)
+                    sa.select(sa.func.count()).select_from(q).where(q.c.choice == choice)
                 )
-        except IntegrityError:
-            raise AlreadyQueued(row.profile_id) from None
-        return int(count or 1)
+        except IntegrityError:  # another tab, on another node, inserted it meanwhile
+            raise AlreadyQueued(pid) from None
+        return Joined(None, int(count or 1))
 
     async def queue_leave(self, pid: str) -> bool:
         """Take ``pid`` out of the queue; ``True`` if it waited."""
