@@ -123,7 +123,7 @@ def test_a_table_whose_transaction_fails_leaves_its_players_waiting_and_others_s
 def test_a_cancelled_pass_finishes_the_starts_it_began_and_begins_no_more(
     h: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(queue_mod, "STARTS_AT_ONCE", 2)
+    monkeypatch.setattr(queue_mod, "STARTS_AT_ONCE", 2, raising=False)
     tables = queue_tables(h, ["klassisch", "blitz", "zugemauert"])
     go = asyncio.Event()
     calls = gate_create_match(h, lambda _p: go)
