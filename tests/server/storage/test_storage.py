@@ -22,6 +22,7 @@ from domino.server.desks.queries import Queries, QueryError
 from domino.server.storage.db import Database
 from domino.server.storage.lobbies import InOtherLobby, LobbyConflict
 from domino.server.storage.profiles import NameTaken
+from domino.server.storage.queue import AlreadyQueued
 from domino_bench.benchdb import bench
 
 from ..harness import harness, latest_state, lobby_with_bots, play_out, start
@@ -298,3 +299,33 @@ async def test_a_stale_append_beside_a_clash_fails_alone(db: Database) -> None:
     assert results[0] is None
     assert isinstance(results[1], StaleFence) and isinstance(results[2], IntegrityError)
     assert await db.load("a") == [{"v": 1}, {"v": 2}] and await db.load("b") == [{"v": 1}]
+
+
+async def test_a_queue_join_checks_and_inserts_in_one_transaction(db: Database) -> None:
+    joined = await db.queue_join("p1", "Anna", "2:klassisch", 60, 1.0, "2")
+    assert (joined.lobby, joined.count) == (None, 1)
+    (row,) = await db.queue_rows()
+    assert (row.profile_id, row.choice, row.wait, row.joined_at) == ("p1", "2:klassisch", 60, 1.0)
+    assert row.rating == (await db.pairing_ratings(["p1"], "2"))["p1"]  # the start rating
+    assert (await db.queue_join("p2", "Ben", "2:klassisch", 30, 2.0, "2")).count == 2
+    assert (await db.queue_join("p3", "Cara", "3:blitz", 30, 2.0, "3")).count == 1
+    with pytest.raises(AlreadyQueued):
+        await db.queue_join("p1", "Anna", "3:blitz", 60, 3.0, "3")
+    # In a lobby: nothing stored, the lobby named.
+    await db.save_lobby("LOBB2222", "open", {"code": "LOBB2222"}, 1.0, joined=["p4"])
+    joined = await db.queue_join("p4", "Dora", "2:klassisch", 60, 3.0, "2")
+    assert (joined.lobby, joined.count) == ("LOBB2222", 0)
+    assert {r.profile_id for r in await db.queue_rows()} == {"p1", "p2", "p3"}
+    assert await db.lobbies_of(["p4", "p1", "p4", "nobody"]) == {"p4": "LOBB2222"}
+    assert await db.lobbies_of([]) == {}
+
+
+async def test_a_match_stored_claimed_has_the_first_token(db: Database) -> None:
+    seats = [{"kind": "bot", "name": "B", "level": "profi", "player_id": None}]
+    assert await db.create_match("m1", None, {}, seats, "s", 1.0, [{"v": 1}], owner="a") == 1
+    assert (await db.match("m1") or {})["owner"] == "a"
+    await db.append("m1", 1, [{"v": 2}], 1)
+    assert await db.claim("m1", "b") == 2  # a later claim outdates it as ever
+    with pytest.raises(StaleFence):
+        await db.append("m1", 2, [{"v": 3}], 1)
+    assert await db.create_match("m2", None, {}, seats, "s", 1.0, []) == 0  # unclaimed

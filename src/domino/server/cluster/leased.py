@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from domino.server import protocol as p
 from domino.server.cluster.forwarder import Forwarder
@@ -172,6 +172,12 @@ class LeasedOwnership(Forwarder):
             return None
         mid, _, seat = str(value).partition(" ")
         return p.SeatRef(match=mid, seat=int(seat)) if seat.isdigit() else None
+
+    async def seated_elsewhere(self, profiles: Sequence[str]) -> set[str]:
+        try:
+            return set(await self._seats_of(list(profiles)))
+        except Exception:  # Redis away: as seat_elsewhere, nobody is seated elsewhere
+            return set()
 
     async def _seats_of(self, profiles: list[str]) -> dict[str, str]:
         """profile -> the match it sits in, for those of ``profiles`` seated anywhere."""

@@ -18,7 +18,7 @@ One process owns every match of its database and forwards nothing:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
 from domino.server import protocol as p
@@ -133,6 +133,10 @@ class Ownership(Protocol):
         """Where ``profile`` plays on another node, if anywhere."""
         ...
 
+    async def seated_elsewhere(self, profiles: Sequence[str]) -> set[str]:
+        """Those of ``profiles`` who play on another node (one look for them all)."""
+        ...
+
     def watch_elsewhere(self, profile: str, mid: str, lobby: str) -> None:
         """Tell the other nodes with sockets of ``profile`` to watch ``mid``."""
         ...
@@ -205,6 +209,9 @@ class SingleProcess:
 
     async def seat_elsewhere(self, profile: str) -> p.SeatRef | None:
         return None
+
+    async def seated_elsewhere(self, profiles: Sequence[str]) -> set[str]:
+        return set()
 
     def watch_elsewhere(self, profile: str, mid: str, lobby: str) -> None:
         pass

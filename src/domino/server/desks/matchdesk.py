@@ -227,7 +227,8 @@ class MatchDesk(MatchViews):
         lobby.status = PLAYING
         lobby.match = mid
         try:
-            await self.db.create_match(
+            # Stored claimed by this node (its fencing token in the same transaction).
+            fence = await self.db.create_match(
                 mid,
                 lobby.code,
                 lobby.rules.to_dict(),
@@ -239,12 +240,12 @@ class MatchDesk(MatchViews):
                 joined=joined,
                 rated=lobby.rated,
                 queued=queued,
+                owner=self.node,
             )
         except BaseException:
             lobby.status, lobby.match = before
             await self.ownership.release(mid)
             raise
-        fence = await self.db.claim(mid, self.node)
         log.info(
             "match %s started",
             mid,

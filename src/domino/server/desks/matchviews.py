@@ -10,6 +10,7 @@ match another node drives is asked of that node through the desk's
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from domino.rules import Rules
@@ -66,6 +67,13 @@ class MatchViews:
         if here is not None:
             return here
         return await self.ownership.seat_elsewhere(profile)
+
+    async def seated_anywhere(self, profiles: Sequence[str]) -> set[str]:
+        """Those of ``profiles`` who play now, here or on any other node (one look at the
+        cluster's seat map for them all, not one per profile)."""
+        here = {pid for pid in profiles if self.seat_ref(pid) is not None}
+        rest = [pid for pid in profiles if pid not in here]
+        return here | (await self.ownership.seated_elsewhere(rest) if rest else set())
 
     def next_wakeup(self) -> float | None:
         """The earliest time any match has something to do (tests)."""

@@ -33,7 +33,7 @@ from domino.server.desks.pairing import WAITS, Table, choice_of, pair, parse_cho
 from domino.server.settings import Settings
 from domino.server.storage.db import Database
 from domino.server.storage.lobbies import LobbyConflict
-from domino.server.storage.queue import AlreadyQueued, QueueRow
+from domino.server.storage.queue import AlreadyQueued, Joined, QueueRow
 from domino.server.transport.conn import Conn
 
 log = logging.getLogger("domino.server")
@@ -44,6 +44,8 @@ TICK: Final = 0.5
 OFFLINE_GRACE: Final = 10.0
 #: The Redis lease of the pairing node (beside the matches' leases).
 PAIRER: Final = "queue-pairer"
+#: Tables one pass starts at once (each a transaction on a pooled connection of its own).
+STARTS_AT_ONCE: Final = 8
 
 #: Why a profile stopped waiting (``queue_left``'s reason).
 Reason = Literal["matched", "left", "gone", "lobby", "in_match"]
@@ -135,25 +137,31 @@ class QueueDesk:
             raise LobbyError("queue_bad_choice") from None
         if msg.wait not in WAITS:
             raise LobbyError("queue_bad_wait")
-        if await self.db.queued(me) is not None:
-            raise LobbyError("already_queued")
-        if await self.matches.seat_anywhere(me) is not None:
+        if await self.matches.seat_anywhere(me) is not None:  # here, or the seat map
             raise LobbyError("in_match")
-        held = await self.db.lobby_of(me)
-        if held is not None:
+        # The checks the database answers (waiting already, in a lobby, the rating) and
+        # the insert are one transaction.
+        now = self.clock.now()
+        joined = await self._insert(conn, choice, msg.wait, now)
+        if joined.lobby is not None:
             if not msg.leave:
                 raise LobbyError("already_in_lobby")
-            await self.lobbies.leave_held(me, held)
-        rating = (await self.db.pairing_ratings([me], pool_of(choice))).get(me, 1500.0)
-        now = self.clock.now()
-        try:
-            await self.db.queue_join(QueueRow(me, conn.name, choice, msg.wait, rating, now))
-        except AlreadyQueued:  # another tab, on another node, was quicker
-            raise LobbyError("already_queued") from None
+            await self.lobbies.leave_held(me, joined.lobby)
+            joined = await self._insert(conn, choice, msg.wait, now)
+            if joined.lobby is not None:  # in another one again meanwhile
+                raise LobbyError("already_in_lobby")
         self.waiting[me] = (choice, msg.wait, now)
-        self._told.pop(me, None)
-        self._wake.set()
-        await self.tell_counts([me])
+        if self._may_pair():  # a pass at once; elsewhere the counts can wait for a tick
+            self._wake.set()
+        self.router.to_player(me, self._status(me, joined.count))
+
+    async def _insert(self, conn: Conn, choice: str, wait: int, now: float) -> Joined:
+        try:
+            return await self.db.queue_join(
+                conn.profile, conn.name, choice, wait, now, pool_of(choice)
+            )
+        except AlreadyQueued:  # (another tab, on another node, may have been quicker)
+            raise LobbyError("already_queued") from None
 
     async def leave(self, profile: str, reason: Reason = "left") -> bool:
         """Take ``profile`` out of the queue (``queue_leave``, a page closed, a lobby
@@ -246,12 +254,63 @@ class QueueDesk:
         now = self.clock.now()
         rows = await self._present(rows, now)
         blocks = await self.db.blocks_among([r.profile_id for r in rows])
-        started = 0
-        for table in pair(rows, now, blocks):
-            if await self._start(table):
-                started += 1
+        tables = await self._free(pair(rows, now, blocks))
+        return await self._start_all(tables)
+
+    async def _free(self, tables: list[Table]) -> list[Table]:
+        """The tables none of whose players sat down elsewhere meanwhile (a match, a
+        lobby), asked for all of a pass's players at once; those who did wait no more."""
+        humans = [r.profile_id for t in tables for r in t.humans]
+        if not humans:
+            return tables
+        seated = await self.matches.seated_anywhere(humans)
+        held = await self.db.lobbies_of([pid for pid in humans if pid not in seated])
+        for pid in seated:
+            await self.leave(pid, "in_match")
+        for pid in held:
+            await self.leave(pid, "lobby")
+        return [
+            t
+            for t in tables
+            if not any(r.profile_id in seated or r.profile_id in held for r in t.humans)
+        ]
+
+    async def _start_all(self, tables: list[Table]) -> int:
+        """Start ``tables`` at most :data:`STARTS_AT_ONCE` at a time; returns how many
+        started. Each start stores its table in one transaction of its own, so one that
+        fails leaves only its own players waiting. A pass that is cancelled (the node
+        stops) starts no further table but waits for the starts it began: each of those
+        is then stored and driven here, or not stored at all, never a stored match that
+        nobody drives. A pairing node whose lease ran out (by its own clock) begins no
+        further start in this pass. The first error of a start (the database away) is
+        raised once every begun start is done."""
+        slots = asyncio.Semaphore(STARTS_AT_ONCE)
+        begun: list[asyncio.Task[bool]] = []
+        cancelled = False
+        try:
+            for table in tables:
+                await slots.acquire()
+                if not self._may_pair():
+                    slots.release()
+                    break
+                task = asyncio.get_running_loop().create_task(self._start(table))
+                task.add_done_callback(lambda _t: slots.release())
+                begun.append(task)
+        except asyncio.CancelledError:
+            cancelled = True
+        cancelled = await _settle(begun) or cancelled
+        done = [t for t in begun if not t.cancelled()]
+        started = sum(1 for t in done if t.exception() is None and t.result())
         self.paired += started
+        if cancelled:
+            raise asyncio.CancelledError
+        failed = [e for t in done if (e := t.exception()) is not None]
+        if failed:  # the database or Redis away: the loop logs it, the next pass tries
+            raise failed[0]
         return started
+
+    def _may_pair(self) -> bool:
+        return self.leases is None or self.leases.valid(PAIRER)
 
     async def _present(self, rows: list[QueueRow], now: float) -> list[QueueRow]:
         """The rows whose profile has a socket somewhere; rows without one for longer than
@@ -271,13 +330,6 @@ class QueueDesk:
     async def _start(self, table: Table) -> bool:
         """Start one table (lobby, match and queue rows in one transaction)."""
         humans = [r.profile_id for r in table.humans]
-        for r in table.humans:  # somebody who sat down elsewhere meanwhile waits no more
-            if await self.matches.seat_anywhere(r.profile_id) is not None:
-                await self.leave(r.profile_id, "in_match")
-                return False
-            if await self.db.lobby_of(r.profile_id) is not None:
-                await self.leave(r.profile_id, "lobby")
-                return False
         seats, pairs, mode = parse_choice(table.choice)
         host = table.humans[0]
         lobby = Lobby.create(new_code(), host.profile_id, host.name, seats, self.clock.now())
@@ -313,3 +365,17 @@ class QueueDesk:
             extra={"event": "queue_paired", "match": lobby.match, "choice": table.choice},
         )
         return True
+
+
+async def _settle(tasks: list[asyncio.Task[bool]]) -> bool:
+    """Wait until every task of ``tasks`` is done, without cancelling any; ``True`` when
+    the caller was cancelled meanwhile (it raises that once they are done)."""
+    cancelled = False
+    pending = [t for t in tasks if not t.done()]
+    while pending:
+        try:
+            await asyncio.wait(pending)
+        except asyncio.CancelledError:
+            cancelled = True
+        pending = [t for t in pending if not t.done()]
+    return cancelled

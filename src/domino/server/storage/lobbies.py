@@ -154,6 +154,24 @@ class LobbyStore(Core):
             row = (await conn.execute(sa.select(m.c.code).where(m.c.profile_id == pid))).first()
         return None if row is None else str(row.code)
 
+    async def lobbies_of(self, pids: Sequence[str]) -> dict[str, str]:
+        """profile -> the code of its lobby (not closed), for those of ``pids`` in one (one
+        statement: the matchmaking queue's pass asks for all its players at once)."""
+        m = self.t.members
+        wanted = sorted(set(pids))
+        found: dict[str, str] = {}
+        if not wanted:
+            return found
+        async with self.engine.connect() as conn:
+            for i in range(0, len(wanted), 1000):  # bounded parameter lists
+                rows = await conn.execute(
+                    sa.select(m.c.profile_id, m.c.code).where(
+                        m.c.profile_id.in_(wanted[i : i + 1000])
+                    )
+                )
+                found.update({str(r.profile_id): str(r.code) for r in rows})
+        return found
+
     async def lobby_exists(self, code: str) -> bool:
         """Whether a code was ever used (codes are never reused)."""
         t = self.t.lobbies

@@ -53,8 +53,10 @@ class MatchStore(Core):
         joined: Sequence[str] = (),
         rated: bool = False,
         queued: Sequence[str] = (),
-    ) -> None:
-        """Store a new match and the entries its table logged when it was made.
+        owner: str | None = None,
+    ) -> int:
+        """Store a new match and the entries its table logged when it was made; return
+        its fencing token.
 
         ``lobby_doc`` (status, document, version read) stores the lobby's new state in
         the same transaction: a kill between the two writes must never leave a running
@@ -65,15 +67,19 @@ class MatchStore(Core):
         was used or that a member is in another lobby. ``queued``: a pairing of the
         matchmaking queue takes these players' rows in the same transaction
         (:func:`.queue.take_queued`; ``LobbyConflict`` when one is gone or held).
+        ``owner``: the match is stored claimed by it, its token 1 (what
+        :meth:`~.matchlog.MatchLog.claim` would return next, without a second
+        transaction); without one the token is 0 (nobody claimed it).
         """
         try:
             await self._create_match(
-                mid, lobby, rules, seats, seed, now, log, lobby_doc, joined, rated, queued
+                mid, lobby, rules, seats, seed, now, log, lobby_doc, joined, rated, queued, owner
             )
         except (IntegrityError, InOtherLobby):
             if lobby_doc is None or lobby_doc[2] is not None:
                 raise
             raise LobbyConflict(lobby or "?") from None
+        return 0 if owner is None else 1
 
     async def _create_match(
         self,
@@ -88,7 +94,9 @@ class MatchStore(Core):
         joined: Sequence[str],
         rated: bool,
         queued: Sequence[str] = (),
+        owner: str | None = None,
     ) -> None:
+        claimed = {} if owner is None else {"fence": 1, "owner": owner[:64]}
         async with self._write() as conn:
             await take_queued(self.t, conn, queued, not self.is_sqlite)
             if lobby is not None and lobby_doc is not None:
@@ -104,6 +112,7 @@ class MatchStore(Core):
                     seed=seed,
                     started_at=now,
                     rated=rated,
+                    **claimed,
                 )
             )
             if log:

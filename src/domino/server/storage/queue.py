@@ -18,11 +18,12 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from domino.ratings import display, start_skill
 from domino.server.storage.engine import Core
 from domino.server.storage.lobbies import LobbyConflict
 from domino.server.storage.tables import Tables
 
-__all__ = ["AlreadyQueued", "QueueRow", "QueueStore", "take_queued"]
+__all__ = ["AlreadyQueued", "Joined", "QueueRow", "QueueStore", "take_queued"]
 
 
 class AlreadyQueued(Exception):
@@ -39,6 +40,16 @@ class QueueRow:
     wait: int
     rating: float
     joined_at: float
+
+
+@dataclass(frozen=True)
+class Joined:
+    """What :meth:`QueueStore.queue_join` did: stored the row (``count``: how many wait
+    for its choice now, itself included), or nothing because the profile is in
+    ``lobby``."""
+
+    lobby: str | None
+    count: int
 
 
 async def take_queued(
@@ -67,22 +78,44 @@ class QueueStore(Core):
     """The ``queue`` table (the ratings and the blocks the pairing asks for are
     :class:`~.ratings.RatingStore`'s and :class:`~.talk.TalkStore`'s)."""
 
-    async def queue_join(self, row: QueueRow) -> None:
-        """Put ``row`` in the queue; :class:`AlreadyQueued` when its profile waits."""
+    async def queue_join(
+        self, pid: str, name: str, choice: str, wait: int, now: float, pool: str
+    ) -> Joined:
+        """Put ``pid`` in the queue for ``choice`` with its rating in ``pool`` (the start
+        rating when it has none there), in one transaction that also reads what a join
+        must know: :class:`AlreadyQueued` when it waits already, nothing stored when it
+        is in a lobby (:attr:`Joined.lobby`), else the choice's count after the insert.
+        (Each checkout of a pooled connection costs a ping and a transaction's begin and
+        end: a join used to check out five times.)"""
+        q, m, r = self.t.queue, self.t.members, self.t.ratings
+        state = sa.select(
+            sa.select(q.c.profile_id).where(q.c.profile_id == pid).scalar_subquery(),
+            sa.select(m.c.code).where(m.c.profile_id == pid).limit(1).scalar_subquery(),
+            sa.select(r.c.rating).where(r.c.profile_id == pid, r.c.pool == pool).scalar_subquery(),
+        )
         try:
             async with self._write() as conn:
+                queued, lobby, rating = (await conn.execute(state)).one()
+                if queued is not None:
+                    raise AlreadyQueued(pid)
+                if lobby is not None:
+                    return Joined(str(lobby), 0)
                 await conn.execute(
-                    self.t.queue.insert().values(
-                        profile_id=row.profile_id,
-                        name=row.name,
-                        choice=row.choice,
-                        wait=row.wait,
-                        rating=row.rating,
-                        joined_at=row.joined_at,
+                    q.insert().values(
+                        profile_id=pid,
+                        name=name,
+                        choice=choice,
+                        wait=wait,
+                        rating=float(display(start_skill())) if rating is None else rating,
+                        joined_at=now,
                     )
                 )
-        except IntegrityError:
-            raise AlreadyQueued(row.profile_id) from None
+                count = await conn.scalar(
+                    sa.select(sa.func.count()).select_from(q).where(q.c.choice == choice)
+                )
+        except IntegrityError:  # another tab, on another node, inserted it meanwhile
+            raise AlreadyQueued(pid) from None
+        return Joined(None, int(count or 1))
 
     async def queue_leave(self, pid: str) -> bool:
         """Take ``pid`` out of the queue; ``True`` if it waited."""
