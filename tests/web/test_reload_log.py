@@ -115,6 +115,8 @@ def test_a_round_blocked_at_its_opening_is_still_told(server: str, browser: Any)
     page.add_init_script(RECORD_SPEECH)
     sign_in_as_guest(page, server, "Enno")
     play_into_round_two(page, 0, BLOCKED_AT_THE_OPENING)
+    # The turn shows before the page has read it out: wait for the round's announcement.
+    page.wait_for_function("() => window.__said.join(' ').includes('Runde 2.')")
     said = page.evaluate("window.__said")
     text = " ".join(said)
     assert "Runde 1 ist vorbei." in text, said
@@ -128,7 +130,9 @@ def test_a_round_blocked_at_its_opening_is_still_told(server: str, browser: Any)
 def test_a_reload_in_round_two_keeps_the_whole_log(server: str, browser: Any) -> None:
     page = new_page(browser, **DESKTOP)
     sign_in_as_guest(page, server, "Rike")
-    play_into_round_two(page, 2)
+    # A known deal whose round 2 gives the player three turns (with a random one, round 2
+    # was now and then over after two, and the match ran to its end).
+    play_into_round_two(page, 2, MOVES_IN_ROUND_ONE)
     before = page.evaluate(LOG_LINES)
     assert "Runde 1 ist vorbei" in before and "Runde 2" in before, before
     # The reload comes on the player's own turn: the bot waits for her, nothing happens.
