@@ -218,10 +218,11 @@ async def verify(c: Cluster, people: People) -> dict[str, Stored]:
 
 
 def claims(c: Cluster) -> Counter[str]:
-    """How many times each match was taken over (every node's log, every run)."""
+    """How many times each match was claimed by a node taking it over (every node's log,
+    every run): a node killed after its claim and before the takeover's end counts too."""
     out: Counter[str] = Counter()
     for node in c.nodes:
-        for rec in node_events(node.log, "match_taken_over"):
+        for rec in node_events(node.log, "match_claimed"):
             out[str(rec["match"])] += 1
     return out
 

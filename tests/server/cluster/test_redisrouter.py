@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from domino.server.cluster.bus import UNHEARD_PROBE
 from domino.server.cluster.redisrouter import RedisRouter
 from domino.server.cluster.router import InProcessRouter
 from domino.server.transport.conn import Conn
@@ -413,3 +414,56 @@ async def test_frames_of_a_match_this_node_gave_up_are_never_published(redis_pre
     assert queued("m1") == 1
     await r.stop(clean=False)
     await away.aclose()
+
+
+async def test_a_matchs_frames_are_not_published_while_no_node_listens(
+    nodes: Callable[..., Any],
+) -> None:
+    """Redis answers a PUBLISH with the number of subscribers: once no node listens to a
+    match's spectators' channel, its owner stops publishing the match's frames, until a
+    node asks for a snapshot (it subscribes first, then asks), or a while has passed."""
+    a, b = await nodes("a"), await nodes("b")
+    now = [0.0]
+    a._now = lambda: now[0]
+
+    async def published(*frames: int) -> int:
+        # How many of these frames of m1 went to Redis (a's settle publishes one marker).
+        before = a.published
+        for v in frames:
+            a.to_spectators("m1", {"v": v}, frame=True)
+        await a.settle()
+        return a.published - before - 1
+
+    assert await published(0) == 1  # nobody listens: Redis says 0
+    assert await published(1, 2, 3) == 0
+    before = a.published
+    a.to_spectators("m1", {"talk": 1})  # what is not a frame still goes
+    await a.settle()
+    assert a.published - before == 2 and "m1" in a._unheard
+    now[0] += UNHEARD_PROBE - 0.1
+    assert await published(4) == 0
+    now[0] += 0.1  # a while later the owner tries again: still nobody
+    assert await published(5, 6) == 2
+    assert await published(7) == 0
+    watcher = FakeConn("w")
+    b.add_socket(watcher)
+    b.watch("m1", watcher)
+    await settle(a, b)
+    a.hear_spectators("m1")  # b's snapshot request reached the owner
+    assert await published(8, 9) == 2
+    await settle(a, b)
+    assert watcher.got[-2:] == ['{"v":8}', '{"v":9}']
+    # A frame queued before a later snapshot request cannot switch the channel off,
+    # even when Redis counts nobody for it.
+    b.unwatch("m1", watcher)
+    await settle(a, b)
+    a.to_spectators("m1", {"v": 10}, frame=True)  # queued: nobody will hear it
+    a.hear_spectators("m1")  # ... but a node asked meanwhile
+    await a.settle()
+    assert "m1" not in a._unheard
+    assert await published(11) == 1
+    assert "m1" in a._unheard  # that one's count switched it off
+    # A match this node stops acting for starts again as heard when it comes back.
+    a.forget_frames("m1")
+    a.keep_frames("m1")
+    assert await published(12) == 1

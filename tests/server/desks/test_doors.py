@@ -153,7 +153,7 @@ class _Recorder:
     def to_player(self, profile: str, msg: dict[str, Any], match: str = "") -> None:
         self.sent.append(("player", profile, msg))
 
-    def to_spectators(self, match_id: str, msg: dict[str, Any]) -> None:
+    def to_spectators(self, match_id: str, msg: dict[str, Any], *, frame: bool = False) -> None:
         self.sent.append(("spectators", match_id, msg))
 
 

@@ -3,7 +3,7 @@
 :class:`Bus` is the half of :class:`~domino.server.cluster.redisrouter.RedisRouter`
 that speaks to Redis (a base class: the router's state is set in its constructor).
 Publishing never blocks the caller: operations are queued (``("pub", channel,
-payload, match)``, ``("cmd", *args)`` or ``("sync",)``) and the publisher task sends
+payload, match, heard)``, ``("cmd", *args)`` or ``("sync",)``) and the publisher task sends
 them in order, in batches, on its own connection; the queue is bounded (the oldest
 go first, ``dropped`` counts them). The subscriber keeps one connection subscribed
 to what the node needs, reconnects with backoff, and hands each message to the
@@ -28,6 +28,12 @@ log = logging.getLogger("domino.redisrouter")
 
 _BATCH = 512  # operations per pipeline round trip
 
+#: Seconds a match's spectators' channel stays switched off (nobody listened) before
+#: its owner publishes a frame there again to see whether someone does now: a bound on
+#: how stale a remote spectator can be if the snapshot request that switches it back
+#: on was lost (sent while the owner's subscriber was away from Redis, say).
+UNHEARD_PROBE = 3.0
+
 
 class Bus:
     """Publishing and subscribing for one node (see the module's docstring)."""
@@ -50,6 +56,9 @@ class Bus:
     _head: bytes
     _wanted: dict[str, tuple[str, str]]
     _forgotten: set[str]
+    _unheard: dict[str, float]
+    _heard: int
+    _now: Callable[[], float]
     _out: deque[tuple[str, ...]]
     _in_flight: int
     _wake: asyncio.Event | None
@@ -80,7 +89,31 @@ class Bus:
     def _publish(self, ch: str, body: str, match: str = "") -> None:
         if match and match in self._forgotten:
             return
-        self._enqueue(("pub", ch, self.node + "\n" + body, match))
+        self._enqueue(("pub", ch, self.node + "\n" + body, match, ""))
+
+    def _publish_if_heard(self, ch: str, body: str, match: str) -> None:
+        """Publish a frame of ``match`` for its spectators while some node may listen.
+
+        A spectators' channel nobody subscribes to (Redis answers a ``PUBLISH`` with the
+        number of subscribers that got it) is not published to again until a node asks
+        for a snapshot of the match (:meth:`hear_spectators`): a node subscribes first,
+        then asks, so every frame after the snapshot is published again. The frame is
+        tagged with the generation of that word, so the count of a frame sent before a
+        later snapshot request cannot switch the channel off again. Every
+        :data:`UNHEARD_PROBE` seconds a frame goes out all the same."""
+        if match in self._forgotten:
+            return
+        since = self._unheard.get(match)
+        if since is not None:
+            if self._now() - since < UNHEARD_PROBE:
+                return
+            del self._unheard[match]
+        self._enqueue(("pub", ch, self.node + "\n" + body, match, str(self._heard)))
+
+    def hear_spectators(self, match: str) -> None:
+        """A node asked for a snapshot of ``match``: publish its frames again."""
+        self._heard += 1
+        self._unheard.pop(match, None)
 
     def forget_frames(self, match: str) -> None:
         """Drop the frames of ``match`` not yet published (this node stopped acting for
@@ -88,6 +121,7 @@ class Bus:
         otherwise reach the sockets after the new owner's newer ones; its snapshot to
         every audience covers them. Until :meth:`keep_frames`, none are queued."""
         self._forgotten.add(match)
+        self._unheard.pop(match, None)
         kept = [op for op in self._out if not (op[0] == "pub" and op[3] == match)]
         if len(kept) != len(self._out):
             self._out = deque(kept)
@@ -173,12 +207,16 @@ class Bus:
             self._pub = await self._connect_raw("pub")
         reader, writer = self._pub
         parts: list[bytes] = []
+        # Per command: the frame whose count of listeners may switch its channel off
+        # (match, generation), or None.
+        gated: list[tuple[str, str] | None] = []
         published = 0
         for op in batch:
             if self._is_forgotten(op):
                 continue
             if op[0] == "pub":
                 parts.append(resp.pack(("PUBLISH", op[1], op[2])))
+                gated.append((op[3], op[4]) if op[4] else None)
                 published += 1
             elif op[0] == "cmd":
                 parts.append(resp.pack(op[1:]))
@@ -192,18 +230,27 @@ class Bus:
                 for mid, conns in self.spectators.items():
                     parts.append(resp.pack(("HSET", counts, mid, str(len(conns)))))
                 parts.append(resp.pack(("PUBLISH", self._presence_ch, self.node + "\n!")))
+            gated.extend([None] * (len(parts) - len(gated)))  # one per command
         try:
             writer.write(b"".join(parts))
             async with asyncio.timeout(self.alive_ttl):
-                for _ in parts:
+                for tag in gated:
                     reply = await resp.read(reader)
                     if isinstance(reply, Exception):
                         log.warning("router %s: Redis refused a command: %s", self.node, reply)
+                    elif reply == 0 and tag is not None:
+                        self._nobody_heard(*tag)
         except BaseException:
             writer.close()
             self._pub = None
             raise
         self.published += published
+
+    def _nobody_heard(self, match: str, gen: str) -> None:
+        # No node listened to a frame of ``match``: stop publishing its frames, unless
+        # a node asked for a snapshot since it was queued, or it is no longer ours.
+        if gen == str(self._heard) and match not in self._forgotten:
+            self._unheard.setdefault(match, self._now())
 
     async def _flush(self) -> None:
         """Wait until everything queued so far is published."""
@@ -353,6 +400,10 @@ class Bus:
                     assert self._ready is not None
                     self._ready.set()
                     if self._subscribed_once:
+                        # Redis may have restarted: every node subscribes again now, so
+                        # every channel switched off is tried again.
+                        self._unheard.clear()
+                        self._heard += 1
                         self._tell_back()
                     self._subscribed_once = True
                 elif isinstance(waiter, asyncio.Future) and not waiter.done():

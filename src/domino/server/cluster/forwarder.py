@@ -200,6 +200,9 @@ class Forwarder:
             conn.send(p.error(code, msg.ref, match=mid))
             return
         if msg.kind == "snapshot":
+            # The asking node listens to the spectators' channel now (it subscribes
+            # first): the frames after this snapshot are published again.
+            self.router.hear_spectators(mid)
             runner.snapshot_for(conn)
             return
         seat = runner.seat_of(msg.profile)

@@ -205,6 +205,12 @@ class LeasedOwnership(Forwarder):
         self.router.keep_frames(mid)  # ours again (it may have been before): frames go out
         try:
             fence = await self.db.claim(mid, self.node)
+            # Every claim raises the stored fence, whatever follows (the tests count them).
+            log.info(
+                "match %s claimed",
+                mid,
+                extra={"event": "match_claimed", "match": mid, "fence": fence},
+            )
             sm = await self.db.stored(mid)
         except KeyError:
             sm = None

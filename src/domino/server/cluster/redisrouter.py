@@ -24,7 +24,10 @@ already). A player's frame is published only while the presence cache says
 another node has a socket of that player: a node announces a profile's first
 socket (``+``) before it forwards anything for that socket, and one publisher's
 messages arrive in order, so the owner knows of the socket before it handles
-the socket's first forwarded command (a snapshot request, say).
+the socket's first forwarded command (a snapshot request, say). Likewise the owner's
+frames for a match's spectators stop being published once Redis answers that no node
+listens to that channel: a node subscribes to it before it asks the owner for a
+snapshot, and the request switches publishing on again.
 
 Presence (which profiles have sockets on which live node, the heartbeat) is
 :mod:`~domino.server.cluster.presence`; the publisher queue and the subscriber are
@@ -47,6 +50,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Set
 from typing import Any
@@ -119,8 +123,14 @@ class RedisRouter(Presence, Bus, InProcessRouter):
         #: Whether this node still drives a match (its lease, by the local deadline);
         #: frames of a match it does not are not published (set by the match desk).
         self.owns: Callable[[str], bool] | None = None
-        # The queue: ("pub", channel, payload, match) or ("cmd", *args) or ("sync",);
-        # ``match`` names the match a frame is of ("" for any other message).
+        # Matches whose spectators' channel nobody listened to (their frames are not
+        # published until a node asks for a snapshot), and how often one was asked.
+        self._unheard: dict[str, float] = {}  # match -> when (self._now) it was seen
+        self._heard = 0
+        self._now: Callable[[], float] = time.monotonic
+        # The queue: ("pub", channel, payload, match, heard) or ("cmd", *args) or
+        # ("sync",); ``match`` names the match a frame is of ("" for any other message),
+        # ``heard`` the generation of a spectators' frame that may be switched off.
         self._out: deque[tuple[str, ...]] = deque()
         self._in_flight = 0
         self._wake: asyncio.Event | None = None
@@ -231,11 +241,17 @@ class RedisRouter(Presence, Bus, InProcessRouter):
         if remote:
             self._publish(self._ch("player", profile), text, match)
 
-    def to_spectators(self, match_id: str, msg: dict[str, Any]) -> None:
-        """Every socket watching ``match_id`` on every node gets ``msg``."""
+    def to_spectators(self, match_id: str, msg: dict[str, Any], *, frame: bool = False) -> None:
+        """Every socket watching ``match_id`` on every node gets ``msg``. A ``frame`` of
+        the match's owner is published only while another node may listen
+        (:meth:`~domino.server.cluster.bus.Bus.hear_spectators`)."""
         text = encode(msg)
         deliver(self.spectators.get(match_id), text)
-        self._publish(self._ch("spectators", match_id), text, match_id)
+        ch = self._ch("spectators", match_id)
+        if frame:
+            self._publish_if_heard(ch, text, match_id)
+        else:
+            self._publish(ch, text, match_id)
 
     def to_spectators_except(
         self, match_id: str, msg: dict[str, Any] | BaseModel, exclude: Set[str]
@@ -367,6 +383,7 @@ class RedisRouter(Presence, Bus, InProcessRouter):
     def forget_match(self, match_id: str) -> set[Conn]:
         """Drop a match's spectators on this node (it ended); return who they were."""
         gone = super().forget_match(match_id)
+        self._unheard.pop(match_id, None)
         if gone:
             self._unwant(self._ch("spectators", match_id))
             self._count_watchers(match_id)

@@ -61,8 +61,9 @@ class InProcessRouter:
         """Send to every socket of ``profile``."""
         _send(self.conns.get(profile), msg)
 
-    def to_spectators(self, match_id: str, msg: dict[str, Any]) -> None:
-        """Send to every socket watching ``match_id``."""
+    def to_spectators(self, match_id: str, msg: dict[str, Any], *, frame: bool = False) -> None:
+        """Send to every socket watching ``match_id`` (``frame``: one of the match's
+        own, which only the cluster's router treats apart)."""
         _send(self.spectators.get(match_id), msg)
 
     def to_spectators_except(

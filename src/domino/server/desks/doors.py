@@ -105,6 +105,7 @@ class Router(Protocol):
         ``match``, when it is one)."""
         ...
 
-    def to_spectators(self, match_id: str, msg: dict[str, Any]) -> None:
-        """Every socket watching ``match_id`` gets ``msg``."""
+    def to_spectators(self, match_id: str, msg: dict[str, Any], *, frame: bool = False) -> None:
+        """Every socket watching ``match_id`` gets ``msg`` (``frame``: a frame of the
+        match sent by the node that drives it)."""
         ...

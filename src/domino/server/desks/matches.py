@@ -450,7 +450,7 @@ class MatchRunner:
         # One audience per message: the seat's player, or the match's spectators.
         self.env.observer.routed(seat)
         if seat is None:
-            self.env.router.to_spectators(self.id, msg)
+            self.env.router.to_spectators(self.id, msg, frame=True)
             return
         player = self.players[seat]
         if player is not None and seat not in self.left:
