@@ -329,3 +329,30 @@ async def test_a_match_stored_claimed_has_the_first_token(db: Database) -> None:
     with pytest.raises(StaleFence):
         await db.append("m1", 2, [{"v": 3}], 1)
     assert await db.create_match("m2", None, {}, seats, "s", 1.0, []) == 0  # unclaimed
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not PG_URL, reason=NO_PG)
+async def test_the_appends_keep_one_connection_and_replace_it_when_it_breaks() -> None:
+    """On PostgreSQL the appends keep one pooled connection (no checkout per append);
+    when its backend goes away, the append is done on a new one, and nothing is lost."""
+    assert PG_URL is not None
+    db = Database(PG_URL, f"t{uuid.uuid4().hex[:12]}_")
+    await db.create()
+    try:
+        seats = [{"kind": "bot", "name": "B", "level": "profi", "player_id": None}]
+        await db.create_match("m1", None, {}, seats, "s", 1.0, [{"v": 1}])
+        await db.append("m1", 1, [{"v": 2}])
+        held = db._pg
+        await db.append("m1", 2, [{"v": 3}])
+        assert db._pg is held  # the same connection, kept
+        pid = await held.fetchval("SELECT pg_backend_pid()")
+        async with db.engine.connect() as conn:
+            await conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
+        await db.append("m1", 3, [{"v": 4}])  # its statement fails; again on a new one
+        assert db._pg is not held and not db._pg.is_closed()
+        assert await db.load("m1") == [{"v": v} for v in range(1, 5)]
+    finally:
+        await db.drop()
+        await db.close()
+    assert db._pg is None  # given back when the database closes

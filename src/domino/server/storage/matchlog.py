@@ -11,8 +11,10 @@ connection on the event loop's thread, and on PostgreSQL through asyncpg directl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 # The refusal is the entry store's door's own exception (the match runner catches it
 # without importing the storage).
 from domino.server.desks.doors import StaleFence
-from domino.server.storage.engine import Core, dumps, sqlite_pragmas
+from domino.server.storage.engine import PING_AFTER, Core, dumps, sqlite_pragmas
 
 __all__ = ["CHECKPOINT_EVERY", "MatchLog"]
 
@@ -60,6 +62,11 @@ class MatchLog(Core):
         # SQLite in a file: match entries are appended through one plain connection on
         # the event loop's own thread (see _store_entries).
         self._appender: sqlite3.Connection | None = None
+        # PostgreSQL: the pooled connection the appends keep (see _pg_connection), its
+        # asyncpg connection, and when it was last used.
+        self._pg_held: AsyncConnection | None = None
+        self._pg: Any = None
+        self._pg_used = 0.0
         self._checkpointer: asyncio.Task[None] | None = None
         self._insert_sql = (
             f'INSERT INTO "{self.t.log.name}" (match_id, idx, entry) VALUES (?, ?, ?)'
@@ -103,6 +110,7 @@ class MatchLog(Core):
         if self._appender is not None:
             self._appender.close()
             self._appender = None
+        await self._drop_pg_connection()
 
     async def claim(self, mid: str, owner: str) -> int:
         """Take ownership of a match: store ``owner`` and return its new fencing token.
@@ -214,21 +222,55 @@ class MatchLog(Core):
                 entries.append(row["entry"])
                 fences.append(ap.fence)
         ids = sorted({ap.mid for ap in batch})
-        async with self.engine.connect() as conn:
-            raw = await conn.get_raw_connection()
-            pg: Any = raw.driver_connection
-            try:
-                rows = await pg.fetch(self._pg_append, ids, mids, idxs, entries, fences)
-            except Exception as exc:  # as SQLAlchemy reports it (a position twice)
-                if type(exc).__name__ == "UniqueViolationError":
-                    raise IntegrityError(self._pg_append, None, exc) from exc
-                raise
+        pg = await self._pg_connection()
+        try:
+            rows = await pg.fetch(self._pg_append, ids, mids, idxs, entries, fences)
+        except Exception as exc:
+            if type(exc).__name__ == "UniqueViolationError":  # as SQLAlchemy reports it
+                raise IntegrityError(self._pg_append, None, exc) from exc
+            await self._drop_pg_connection(broken=True)
+            raise
+        except BaseException:  # cancelled in the middle of the statement: start afresh
+            await self._drop_pg_connection(broken=True)
+            raise
+        self._pg_used = time.monotonic()
         current = {r["id"]: int(r["fence"]) for r in rows}
         return {
             id(ap): StaleFence(ap.mid, ap.fence, current.get(ap.mid))
             for ap in batch
             if current.get(ap.mid) != ap.fence
         }
+
+    async def _pg_connection(self) -> Any:
+        """The asyncpg connection of the appends: one connection of the pool, kept
+        between appends (one append after another: the flusher is one task). Checking
+        one out of SQLAlchemy's pool and back for every append cost about 3.5 % of a
+        node's CPU (docs/performance.md). One idle for :data:`PING_AFTER` seconds goes
+        back to the pool, and the next is checked out as any other (pinged if idle)."""
+        if self._pg is not None and (
+            self._pg.is_closed() or time.monotonic() - self._pg_used >= PING_AFTER
+        ):
+            await self._drop_pg_connection()
+        if self._pg is None:
+            held = await self.engine.connect()
+            try:
+                raw = await held.get_raw_connection()
+            except BaseException:
+                await held.close()
+                raise
+            self._pg_held, self._pg = held, raw.driver_connection
+            self._pg_used = time.monotonic()
+        return self._pg
+
+    async def _drop_pg_connection(self, *, broken: bool = False) -> None:
+        """Give the appends' connection back to the pool (``broken``: the pool drops it)."""
+        held, self._pg_held, self._pg = self._pg_held, None, None
+        if held is None:
+            return
+        with contextlib.suppress(Exception):
+            if broken:
+                await held.invalidate()
+            await held.close()
 
     async def _insert_fenced(
         self, conn: AsyncConnection, batch: list[_Append]
