@@ -58,7 +58,7 @@ export class Live {
     this.queue = [];
     this.retry = 0;
     this.stopped = true;
-    this.timer = null;
+    this.timer = null; // the pending reconnect after a pause (set while the socket waits)
     this.ready = false;
     this.quiet = false; // a reconnect the player need not see is under way
     this.refusal = null; // why the server refused the last hello (its German message)
@@ -82,6 +82,7 @@ export class Live {
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.timer = null;
     if (this.ws) this.ws.close(1000);
     this.ws = null;
     this.ready = false;
@@ -89,6 +90,9 @@ export class Live {
   }
 
   open() {
+    // One socket at a time: a reconnect still waiting for its pause is this one.
+    clearTimeout(this.timer);
+    this.timer = null;
     const token = getToken();
     if (!token) return;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
@@ -149,7 +153,10 @@ export class Live {
       const pause = Math.min(8000, 300 * 2 ** this.retry);
       this.trace(`close ${ev.code}: reconnect in ${pause} ms`);
       this.retry += 1;
-      this.timer = setTimeout(() => this.open(), pause);
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.open();
+      }, pause);
     };
   }
 
@@ -189,7 +196,10 @@ export class Live {
       this.ws.send(JSON.stringify(msg));
     } else {
       this.queue.push(msg);
-      if (!this.stopped && !this.ws) this.open();
+      // No socket and no reconnect waiting (not signed in yet, or given up): open one now.
+      // During a reconnect's pause the message waits for it: opening here would skip the pause
+      // and, with the pending reconnect, open a second socket.
+      if (!this.stopped && !this.ws && !this.timer) this.open();
     }
   }
 }
