@@ -225,12 +225,10 @@ class MatchLog(Core):
         pg = await self._pg_connection()
         try:
             rows = await pg.fetch(self._pg_append, ids, mids, idxs, entries, fences)
-        except Exception as exc:
+        except BaseException as exc:
             if type(exc).__name__ == "UniqueViolationError":  # as SQLAlchemy reports it
                 raise IntegrityError(self._pg_append, None, exc) from exc
-            await self._drop_pg_connection(broken=True)
-            raise
-        except BaseException:  # cancelled in the middle of the statement: start afresh
+            # Broken, or cancelled in the middle of the statement: start afresh.
             await self._drop_pg_connection(broken=True)
             raise
         self._pg_used = time.monotonic()
