@@ -257,7 +257,7 @@ class Forwarder:
         try:
             holders = dict(zip(mids, await self.leases.holders(mids), strict=True))
         except Exception:
-            holders = None  # Redis away: only the timeout applies
+            holders = None  # Redis away: the commands wait for it (forwarding.py)
         again, moved = flying.due(holders, wait_for_holder=self.draining)
         for pending in moved:
             _answer_moved(pending)

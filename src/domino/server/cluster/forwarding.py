@@ -18,6 +18,12 @@ stored or refused), or that it passed it on to the node that drives the match no
 - no answer for :data:`FORWARD_TIMEOUT` seconds although the owner still holds the
   lease (the message lost on the way, say): the socket hears ``match_moved``, which
   the browser answers by reconnecting and sending the command again.
+
+While Redis is away nobody can say who holds a match, and no answer can come: the owner
+stops acting for its matches when it cannot renew their leases, and node messages go
+through Redis. A command then waits, and its :data:`FORWARD_TIMEOUT` counts from the
+sweep that finds Redis back (a ``match_moved`` meanwhile would only send the browser to
+a node that cannot act either).
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ class Pending:
     cmd: dict[str, Any]
     ref: str | None
     owner: str
+    #: when it was sent, or the last sweep that found Redis away (its timeout counts anew)
     sent: float
     resends: int = 0
 
@@ -96,16 +103,21 @@ class InFlight:
         """Take out what must be acted on now: (send again, answer ``match_moved``).
 
         ``holders`` is each open command's match -> the node holding its lease now
-        (``None`` if Redis could not say: then only the timeout applies). With
+        (``None`` if Redis could not say: then nothing is due, and every command's
+        timeout counts from the sweep that finds Redis back). With
         ``wait_for_holder`` (a draining node, which takes nothing over) a match whose
         lease nobody holds waits for the node that takes it."""
         now = self.clock()
         again: list[Pending] = []
         moved: list[Pending] = []
+        if holders is None:
+            for p in self.open.values():
+                p.sent = now
+            return again, moved
         for fid, p in list(self.open.items()):
             if now - p.sent < MIN_AGE:
                 continue
-            holder = holders.get(p.match, p.owner) if holders is not None else p.owner
+            holder = holders.get(p.match, p.owner)
             lost = holder != p.owner and not (holder is None and wait_for_holder)
             if lost and p.resends < MAX_RESENDS:
                 again.append(p)
