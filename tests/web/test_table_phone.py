@@ -218,7 +218,14 @@ def check_score_sheet_after_round_one(page: Any, scored: str, shots: Path) -> No
     page.locator(".topbar .score-btn").tap()
     sheet = page.get_by_test_id("sheet-score")
     sheet.wait_for()
-    heads = sheet.locator("thead th").all_inner_texts()
+    sheet.locator("thead th").last.wait_for()
+    # What a reader sees in each head: the parts the style shows (innerText would fall back
+    # to every part's text if the sheet were not laid out at that moment).
+    heads = sheet.locator("thead th").evaluate_all(
+        """ths => ths.map((th) => [...th.childNodes]
+             .filter((n) => n.nodeType === Node.TEXT_NODE || getComputedStyle(n).display !== 'none')
+             .map((n) => n.textContent).join('').trim())"""
+    )
     assert heads[0] == "Runde"
     row = sheet.locator("tbody tr[data-round='1'] td").all_inner_texts()
     assert len(row) == 4
