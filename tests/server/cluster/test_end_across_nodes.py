@@ -164,6 +164,37 @@ def test_each_player_gets_their_own_profile_on_every_node(start_node: StartNode)
     assert profiles(carl) == []
 
 
+def test_nobody_is_seated_in_a_match_once_its_end_is_announced(start_node: StartNode) -> None:
+    # Ben plays from node b in Anna's match on node a. When he hears the end he may start
+    # the next match at once, through node b: by then the cluster's seat map must no
+    # longer seat him (or node b refuses the start with in_match). Node a's first step
+    # after announcing the end (the rating changes) reads the seat map.
+    a = start_node("a")
+    b = start_node("b")
+    anna = a.person("Anna")
+    ben = b.person("Ben")
+    lobby_with_bots(anna, 3, ["anfaenger"], RULES, joiners=(ben,))
+    mid = start(anna)["match_id"]
+    recv_within(ben, lambda m: m["type"] == "state")
+    pids = [anna.profile["id"], ben.profile["id"]]
+    # (Each node's Redis client belongs to that node's event loop: node a reads.)
+    seated = a.service.ownership.seated_elsewhere
+    assert a.tc.portal.call(seated, pids) == set(pids)
+    db = a.service.db
+    real = db.rating_changes
+    seated_then: list[set[str]] = []
+
+    async def rating_changes(m: str) -> Any:
+        seated_then.append(await seated(pids))
+        return await real(m)
+
+    db.rating_changes = rating_changes  # type: ignore[method-assign]
+    # Both play every turn (an idle player's clock could seat a stand-in and let them go).
+    play_out(a, [anna, ben], random.Random(3))
+    got(ben, lambda m: m["type"] == "state" and m["phase"] == "match_over" and m["match_id"] == mid)
+    assert seated_then == [set()]
+
+
 def test_a_new_name_reaches_every_node(start_node: StartNode) -> None:
     # Anna renames herself through node a. Her window on node b gets the new profile and
     # takes the name into what it does next; Ben, in her lobby on node b, sees it there.

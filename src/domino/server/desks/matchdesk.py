@@ -406,6 +406,9 @@ class MatchDesk(MatchViews):
         for pl in players:
             if self.seated.get(pl["profile_id"]) == runner.id:
                 del self.seated[pl["profile_id"]]
+        # Nobody plays in it any more, on any node, before anyone hears of the end: a
+        # player who starts the next match at once is not refused as seated (in_match).
+        await self.ownership.seats_left(runner, [pid for pid in runner.players if pid])
 
     async def after_finish(self, runner: MatchRunner) -> None:
         """Tell the players their new profile, open the lobby again, and mark the match
@@ -434,7 +437,6 @@ class MatchDesk(MatchViews):
             runner.id,
             extra={"event": "match_finished", "match": runner.id, "reason": table.finished_reason},
         )
-        await self.ownership.seats_left(runner, [pid for pid in runner.players if pid])
         await self.ownership.release(runner.id)
         for c in self.router.forget_match(runner.id):
             c.watching.discard(runner.id)
