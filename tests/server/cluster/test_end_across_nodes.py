@@ -78,6 +78,19 @@ def play_idle_to_end(h: Harness, others: list[Client], stop: Any = None) -> None
     play_out(h, [], random.Random(0), stop=check)
 
 
+def anna_on_a_with_ben_on_b(start_node: StartNode) -> tuple[Harness, Harness, Client, Client, str]:
+    """Nodes a and b; Anna's match with a bot runs on node a, Ben plays in it from node b
+    (his first state has arrived). Returns ``(a, b, anna, ben, match id)``."""
+    a = start_node("a")
+    b = start_node("b")
+    anna = a.person("Anna")
+    ben = b.person("Ben")
+    lobby_with_bots(anna, 3, ["anfaenger"], RULES, joiners=(ben,))
+    mid = start(anna)["match_id"]
+    recv_within(ben, lambda m: m["type"] == "state")
+    return a, b, anna, ben, mid
+
+
 @pytest.mark.parametrize("after_storing", [True, False], ids=["result-stored", "log-only"])
 def test_the_end_is_announced_when_its_owner_dies_before_telling_it(
     after_storing: bool, start_node: StartNode
@@ -135,13 +148,7 @@ def test_each_player_gets_their_own_profile_on_every_node(start_node: StartNode)
     # The match runs on node a. Ben plays from node b, Anna has a second window there
     # and Carl watches from there: at the end each player's sockets, on both nodes, get
     # that player's new profile, nobody gets another's, and Carl gets none.
-    a = start_node("a")
-    b = start_node("b")
-    anna = a.person("Anna")
-    ben = b.person("Ben")
-    lobby_with_bots(anna, 3, ["anfaenger"], RULES, joiners=(ben,))
-    mid = start(anna)["match_id"]
-    recv_within(ben, lambda m: m["type"] == "state")
+    a, b, anna, ben, mid = anna_on_a_with_ben_on_b(start_node)
     far = b.connect(anna.token, "Anna")
     recv_within(far, lambda m: m["type"] == "state")
     carl = b.person("Carl")
@@ -169,13 +176,7 @@ def test_nobody_is_seated_in_a_match_once_its_end_is_announced(start_node: Start
     # the next match at once, through node b: by then the cluster's seat map must no
     # longer seat him (or node b refuses the start with in_match). Node a's first step
     # after announcing the end (the rating changes) reads the seat map.
-    a = start_node("a")
-    b = start_node("b")
-    anna = a.person("Anna")
-    ben = b.person("Ben")
-    lobby_with_bots(anna, 3, ["anfaenger"], RULES, joiners=(ben,))
-    mid = start(anna)["match_id"]
-    recv_within(ben, lambda m: m["type"] == "state")
+    a, _b, anna, ben, mid = anna_on_a_with_ben_on_b(start_node)
     pids = [anna.profile["id"], ben.profile["id"]]
     # (Each node's Redis client belongs to that node's event loop: node a reads.)
     seated = a.service.ownership.seated_elsewhere
