@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import dataclasses
 import gc
 import json
 import time
@@ -70,6 +71,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="YOUNG,MIDDLE,OLD",
         help="experiment: the policy with these collection thresholds",
     )
+    p.add_argument(
+        "--gc-freeze-every",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="experiment: the policy freezing what is alive this often",
+    )
 
     return p
 
@@ -86,13 +94,24 @@ async def watch_lag(path: Path, period: float = 0.05) -> None:
     gc_full = [0]
     tick = [0]
 
+    # [generation, ms, *gc.get_count() at its start] of each collection over 10 ms
+    long_pauses: list[list[float]] = []
+    gc_counts = [(0, 0, 0)]
+    gc_collected = [0]  # objects found unreachable (cyclic garbage) this second
+
     def on_gc(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
+            gc_counts[0] = gc.get_count()
             gc_start[0] = time.perf_counter()
         else:
-            gc_pauses.append(time.perf_counter() - gc_start[0])
+            took = time.perf_counter() - gc_start[0]
+            gc_pauses.append(took)
+            if took > 0.010:
+                gen = info.get("generation", -1)
+                long_pauses.append([gen, round(took * 1000, 1), *gc_counts[0]])
             if info.get("generation") == 2:
                 gc_full[0] += 1
+            gc_collected[0] += info.get("collected", 0)
 
     gc.callbacks.append(on_gc)
     last_cpu = [time.process_time()]
@@ -105,11 +124,15 @@ async def watch_lag(path: Path, period: float = 0.05) -> None:
                 await asyncio.sleep(period)
                 late = loop.time() - t - period
                 worst, total, n = max(worst, late), total + late, n + 1
-            line = {"t": round(time.time(), 1), "max_ms": round(worst * 1000, 1)}
+            line: dict[str, Any] = {"t": round(time.time(), 1), "max_ms": round(worst * 1000, 1)}
             line["mean_ms"] = round(total / max(n, 1) * 1000, 2)
             line["gc_max_ms"] = round(max(gc_pauses, default=0.0) * 1000, 1)
             line["gc_ms"] = round(sum(gc_pauses) * 1000, 1)
             gc_pauses.clear()
+            line["gc_collected"], gc_collected[0] = gc_collected[0], 0
+            if long_pauses:
+                line["gc_long"] = list(long_pauses)
+                long_pauses.clear()
             line["gc_full"], gc_full[0] = gc_full[0], 0
             tick[0] += 1
             if tick[0] % 5 == 0:  # counting is not free: every fifth second
@@ -153,10 +176,13 @@ def gc_policy(args: argparse.Namespace) -> Any:
 
     if args.gc != "policy":
         return None
-    if not args.gc_thresholds:
-        return GcPolicy()
-    young, middle, old = (int(x) for x in args.gc_thresholds.split(","))
-    return GcPolicy(young=young, middle=middle, old=old)
+    policy = GcPolicy()
+    if args.gc_thresholds:
+        young, middle, old = (int(x) for x in args.gc_thresholds.split(","))
+        policy = dataclasses.replace(policy, young=young, middle=middle, old=old)
+    if args.gc_freeze_every is not None:
+        policy = dataclasses.replace(policy, freeze_every=args.gc_freeze_every)
+    return policy
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,9 +34,20 @@ class SystemClock:
         return time.time()
 
     async def wait_until(self, deadline: float | None, wake: asyncio.Event) -> None:
-        timeout = None if deadline is None else max(0.0, deadline - self.now())
+        # Every match task waits here between moves, so what a wait allocates lives until
+        # the next move: asyncio.timeout adds a timer to the event's wait, where wait_for
+        # would also make a task (with its context) and a future for it.
+        if wake.is_set():
+            return
+        if deadline is None:
+            await wake.wait()
+            return
+        timeout = deadline - self.now()
+        if timeout <= 0:
+            return
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(wake.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await wake.wait()
 
 
 class FakeClock:

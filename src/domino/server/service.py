@@ -103,6 +103,7 @@ class Service:
                 takeover=lambda: self.metrics.takeovers.inc(),
             )
         self.activity = asyncio.Condition()
+        self._awaiting_activity = 0  # settle() or stop() calls waiting on it
         self.busy = 0  # messages being handled (see settle)
         # Set by drain() (SIGTERM): no new lobbies or matches here; /api/health says 503.
         self.draining = False
@@ -213,9 +214,13 @@ class Service:
         self.stopping = True
         # What sockets asked is finished (bounded) before the database closes, so no
         # handler meets a closed database halfway.
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(STOP_WAIT), self.activity:
-                await self.activity.wait_for(lambda: self.busy == 0)
+        self._awaiting_activity += 1
+        try:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_WAIT), self.activity:
+                    await self.activity.wait_for(lambda: self.busy == 0)
+        finally:
+            self._awaiting_activity -= 1
         await self.puzzles.stop()
         await self.analyses.stop()
         await self.queue.stop()
@@ -254,7 +259,10 @@ class Service:
             )
 
     async def notify_activity(self) -> None:
-        """A match task went idle or ended (see :meth:`settle`)."""
+        """A match task went idle or ended (see :meth:`settle`); nothing to do (the
+        common case, once per message) while nobody waits for it."""
+        if not self._awaiting_activity:
+            return
         async with self.activity:
             self.activity.notify_all()
 
@@ -263,10 +271,14 @@ class Service:
 
         Tests call this after moving a fake clock; it never sleeps.
         """
-        async with self.activity:
-            await self.activity.wait_for(
-                lambda: self.busy == 0 and all(r.is_idle() for r in self.runners.values())
-            )
+        self._awaiting_activity += 1
+        try:
+            async with self.activity:
+                await self.activity.wait_for(
+                    lambda: self.busy == 0 and all(r.is_idle() for r in self.runners.values())
+                )
+        finally:
+            self._awaiting_activity -= 1
         for conns in list(self.router.conns.values()):
             for c in list(conns):
                 if not c.closed:

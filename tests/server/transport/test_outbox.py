@@ -48,3 +48,32 @@ def test_a_conn_queues_encoded_text_then_the_close_marker() -> None:
     assert conn.outbox.qsize() == 2
     assert conn.outbox.get_nowait() == '{"type":"pong"}'
     assert conn.outbox.get_nowait() is None
+
+
+def test_a_conn_writes_at_once_while_its_outbox_is_idle_and_queues_behind_a_backlog() -> None:
+    written: list[str] = []
+    can_write = [True]
+
+    def direct(text: str) -> bool:
+        if can_write[0]:
+            written.append(text)
+        return can_write[0]
+
+    conn = Conn("p1", "Anna")
+    conn.direct = direct
+    conn.send_text("a")
+    assert written == ["a"] and conn.outbox.idle()
+    can_write[0] = False  # the transport asked to wait: queue
+    conn.send_text("b")
+    can_write[0] = True
+    conn.send_text("c")  # "b" still waits: "c" goes behind it, never ahead
+    assert written == ["a"]
+    assert [conn.outbox.get_nowait(), conn.outbox.get_nowait()] == ["b", "c"]
+    conn.outbox.task_done()
+    assert not conn.outbox.idle()  # "c" was taken but is not sent yet
+    conn.outbox.task_done()
+    conn.send_text("d")
+    assert written == ["a", "d"]
+    conn.close(1000)
+    conn.send_text("e")  # closed: neither written nor queued
+    assert written == ["a", "d"] and conn.outbox.get_nowait() is None

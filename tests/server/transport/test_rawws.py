@@ -31,6 +31,8 @@ from domino.server.transport.rawws import (
     Keepalive,
     SocketProtocol,
     accept_key,
+    frame,
+    text_frame,
 )
 
 from ..harness import Closed, harness
@@ -131,6 +133,12 @@ def _hello(sock: socket.socket, token: str) -> dict[str, Any]:
     assert op == OP_TEXT
     msg: dict[str, Any] = json.loads(payload)
     return msg
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_the_text_frames_built_here_are_the_librarys(size: int) -> None:
+    text = ("ä" * size)[: size // 2] + "x" * (size - size // 2)  # multi-byte UTF-8 too
+    assert text_frame(text) == frame(OP_TEXT, text.encode("utf-8"))
 
 
 # -- the handshake -----------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """One client connection as the service sees it: an outbox and who is speaking.
 
 Sending never blocks the caller (a match task must not wait for a slow
-client): messages go into a bounded queue that the socket's writer task
-drains. A client too slow to keep up is disconnected instead of buffering
-without end.
+client). When nothing waits in the outbox and the socket can take more, a
+message is written at once (:attr:`Conn.direct`, the lean transport's
+``send_now``); otherwise it goes into a bounded queue that the socket's
+writer task drains, in order. A client too slow to keep up is disconnected
+instead of buffering without end.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 import itertools
 import json
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -61,6 +64,10 @@ class Outbox:
     def empty(self) -> bool:
         """Whether nothing waits."""
         return not self._items
+
+    def idle(self) -> bool:
+        """Whether every item put so far is handled (none waits, none is being sent)."""
+        return self._unfinished <= 0
 
     def put_nowait(self, item: str | None) -> None:
         """Queue ``item`` (``None`` asks the writer to close) and wake the writer."""
@@ -117,6 +124,10 @@ class Conn:
         self.outbox = Outbox()
         self.closed = False
         self.close_code: int | None = None
+        #: Writes one message at once if the socket can take it without waiting
+        #: (``False``: it could not, queue it); set by the endpoint where the
+        #: transport offers it. Used only while the outbox is idle, so order is kept.
+        self.direct: Callable[[str], bool] | None = None
 
     def send(self, msg: dict[str, Any] | BaseModel) -> None:
         """Queue a message (a dict or a protocol model) for the writer task."""
@@ -127,6 +138,9 @@ class Conn:
     def send_text(self, text: str) -> None:
         """Queue an already encoded message (one encoding for many receivers)."""
         if self.closed:
+            return
+        direct = self.direct
+        if direct is not None and self.outbox.idle() and direct(text):
             return
         if self.outbox.qsize() >= OUTBOX_LIMIT:
             self.close(1008)

@@ -38,10 +38,10 @@ import asyncio
 import http
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, cast
 
-from websockets.exceptions import InvalidState, PayloadTooBig
+from websockets.exceptions import PayloadTooBig
 from websockets.frames import CloseCode, Frame, Opcode
 from websockets.http11 import Request, Response
 from websockets.protocol import OPEN
@@ -69,6 +69,19 @@ PING_FRAME = Frame(Opcode.PING, b"").serialize(mask=False)
 def frame(opcode: int, payload: bytes) -> bytes:
     """One unmasked, final frame (what a server sends), serialized by the library."""
     return Frame(Opcode(opcode), payload).serialize(mask=False)
+
+
+def text_frame(text: str) -> bytes:
+    """The final, unmasked text frame of ``text``: the bytes :func:`frame` gives for
+    ``OP_TEXT``, built here because every message the server sends is one (RFC 6455
+    §5.2: FIN and opcode 1, then the length in 7, 7+16 or 7+64 bits, no mask)."""
+    data = text.encode("utf-8")
+    n = len(data)
+    if n < 126:
+        return bytes((0x81, n)) + data
+    if n < 65536:
+        return b"\x81\x7e" + n.to_bytes(2, "big") + data
+    return b"\x81\x7f" + n.to_bytes(8, "big") + data
 
 
 class Keepalive:
@@ -400,13 +413,23 @@ class SocketProtocol(asyncio.Protocol):
     async def send_text(self, text: str) -> None:
         if self._writable is not None and not self._writable.done():
             await self._writable
-        if self.closed or self.ws.state is not OPEN:
+        if self.closed or self.ws.state is not OPEN or self.transport is None:
             raise Closed
-        try:
-            self.ws.send_text(text.encode("utf-8"))
-        except InvalidState:
-            raise Closed from None
-        self._flush()
+        self.transport.write(text_frame(text))
+
+    def send_now(self, text: str) -> bool:
+        """Write ``text`` at once unless the transport asked us to wait (or it is closed)."""
+        transport = self.transport
+        writable = self._writable
+        if (
+            self.closed
+            or transport is None
+            or (writable is not None and not writable.done())
+            or self.ws.state is not OPEN
+        ):
+            return False
+        transport.write(text_frame(text))
+        return True
 
     def close(self, code: int) -> None:
         if not self.upgraded:
@@ -435,11 +458,16 @@ class RawSocket:
     async def accept(self) -> None:
         self.proto.accept()
 
-    async def receive(self) -> str:
-        return await self.proto.receive()
+    def receive(self) -> Coroutine[Any, Any, str]:
+        # The protocol's coroutine itself, not one awaiting it: a socket waits here for
+        # its next message most of its life, and each wait's objects are the collector's.
+        return self.proto.receive()
 
     async def send_text(self, text: str) -> None:
         await self.proto.send_text(text)
+
+    def send_now(self, text: str) -> bool:
+        return self.proto.send_now(text)
 
     async def close(self, code: int) -> None:
         self.proto.close(code)
@@ -467,4 +495,5 @@ __all__ = [
     "accept_key",
     "frame",
     "protocol_factory",
+    "text_frame",
 ]

@@ -84,6 +84,11 @@ class Socket(Protocol):
     async def send_text(self, text: str) -> None:
         """Send one text message."""
 
+    def send_now(self, text: str) -> bool:
+        """Write one text message at once if that needs no waiting; ``False`` (nothing
+        written) otherwise, and :meth:`send_text` is the way."""
+        ...
+
     async def close(self, code: int) -> None:
         """Close (before :meth:`accept`: refuse the upgrade with HTTP 403)."""
 
@@ -125,6 +130,9 @@ class AsgiSocket:
 
     async def send_text(self, text: str) -> None:
         await self.ws.send_text(text)
+
+    def send_now(self, text: str) -> bool:
+        return False  # Starlette's socket only sends by awaiting
 
     async def close(self, code: int) -> None:
         if self.ws.application_state == WebSocketState.DISCONNECTED:
@@ -176,7 +184,11 @@ async def serve_socket(service: Service, ws: Socket) -> None:
                     break
             else:
                 raw = await ws.receive()
-            if len(raw.encode("utf-8", "surrogatepass")) > s.max_frame:
+            # At most 4 bytes per code point: only a long text needs encoding to tell.
+            if (
+                len(raw) * 4 > s.max_frame
+                and len(raw.encode("utf-8", "surrogatepass")) > s.max_frame
+            ):
                 await _refuse(ws, conn, "frame_too_big", CLOSE_TOO_BIG, limit=s.max_frame)
                 break
             if not bucket.take():
@@ -200,6 +212,7 @@ async def serve_socket(service: Service, ws: Socket) -> None:
                 if conn is None:
                     break
                 writer = asyncio.create_task(_write(ws, conn))
+                conn.direct = ws.send_now
                 try:
                     await service.connect(conn)
                 except Exception as exc:
