@@ -103,13 +103,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The longest wait for the first hint answered, before the windows (seconds).
+HINT_START_WAIT = 120.0
+
 #: Whether the askers ask now (the *on* windows); they play in both kinds of window.
 ASKING = [False]
 
 
-async def asker(url: str, ws_url: str, i: int, counts: Counter[str]) -> None:
-    """One player: quick games against a bot; in *on* windows a hint on every turn it may
-    (then the hinted move), else its own move."""
+async def asker(
+    url: str, ws_url: str, i: int, counts: Counter[str], *, always: bool = False
+) -> None:
+    """One player: quick games against a bot; in *on* windows (``always``: in any) a hint
+    on every turn it may (then the hinted move), else its own move."""
     async with httpx.AsyncClient(base_url=url, timeout=30.0) as http:
         r = await http.post("/api/guest", json={"name": f"Tipp {i}"})
         r.raise_for_status()
@@ -166,7 +171,7 @@ async def asker(url: str, ws_url: str, i: int, counts: Counter[str]) -> None:
             if v["turn"] != msg["you"] or not v["legal"]:
                 continue
             last["state"] = msg
-            if len(v["legal"]) > 1 and msg["v"] not in asked and ASKING[0]:
+            if len(v["legal"]) > 1 and msg["v"] not in asked and (ASKING[0] or always):
                 asked.add(msg["v"])
                 counts["asked"] += 1
                 await ws.send(json.dumps({"type": "hint", "match": msg["match_id"], "v": msg["v"]}))
@@ -221,6 +226,19 @@ async def _windows(args: argparse.Namespace, server: ServerProcess) -> None:
             for i in range(args.askers)
         ]
         await asyncio.sleep(args.warmup)  # the askers sign in and start their games
+        # The server starts its hint workers at the first hint asked (processes that
+        # import the engine: seconds on a busy machine). One more player, in a game of
+        # its own, asks until one is answered, so no window pays for that start and the
+        # askers' hints per round are untouched; bounded, as hints may be off.
+        started: Counter[str] = Counter()
+        starter = asyncio.create_task(
+            asker(server.url, server.ws_url, args.askers, started, always=True)
+        )
+        deadline = time.monotonic() + HINT_START_WAIT
+        while not started["answered"] and time.monotonic() < deadline and not starter.done():
+            await asyncio.sleep(0.1)
+        starter.cancel()
+        await asyncio.gather(starter, return_exceptions=True)
 
         async def on() -> tuple[str, Any, Counter[str]]:
             before = Counter(counts)
