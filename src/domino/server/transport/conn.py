@@ -130,13 +130,13 @@ class Conn:
         self.direct: Callable[[str], bool] | None = None
 
     def send(self, msg: dict[str, Any] | BaseModel) -> None:
-        """Queue a message (a dict or a protocol model) for the writer task."""
+        """Send a message (a dict or a protocol model): at once, or through the outbox."""
         if self.closed:
             return
         self.send_text(encode(msg))
 
     def send_text(self, text: str) -> None:
-        """Queue an already encoded message (one encoding for many receivers)."""
+        """Send an already encoded message (one encoding for many receivers)."""
         if self.closed:
             return
         direct = self.direct

@@ -15,7 +15,8 @@ timer each.
 RFC 6455 itself is the library's: it parses and checks the opening request
 (method, ``Upgrade``, ``Connection``, the key) and builds the 101 answer; it
 parses, unmasks and checks every frame (masking, reserved bits, opcodes,
-control frames, fragment order, the size limit) and serializes ours; it
+control frames, fragment order, the size limit) and serializes our control frames
+(text frames are built here, :func:`text_frame`); it
 answers pings and runs the closing handshake. What this module decides:
 
 - the path (anything but ``/ws``: 404) and the version (anything but 13: 426
@@ -411,11 +412,10 @@ class SocketProtocol(asyncio.Protocol):
         return text
 
     async def send_text(self, text: str) -> None:
-        if self._writable is not None and not self._writable.done():
+        while self._writable is not None and not self._writable.done():
             await self._writable
-        if self.closed or self.ws.state is not OPEN or self.transport is None:
+        if not self.send_now(text):  # the transport is writable: only a close stops it
             raise Closed
-        self.transport.write(text_frame(text))
 
     def send_now(self, text: str) -> bool:
         """Write ``text`` at once unless the transport asked us to wait (or it is closed)."""
