@@ -78,6 +78,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="experiment: the policy freezing what is alive this often",
     )
+    p.add_argument(
+        "--gc-sweep-every",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="experiment: the policy collecting everything (frozen included) this often",
+    )
 
     return p
 
@@ -182,6 +189,8 @@ def gc_policy(args: argparse.Namespace) -> Any:
         policy = dataclasses.replace(policy, young=young, middle=middle, old=old)
     if args.gc_freeze_every is not None:
         policy = dataclasses.replace(policy, freeze_every=args.gc_freeze_every)
+    if args.gc_sweep_every is not None:
+        policy = dataclasses.replace(policy, sweep_every=args.gc_sweep_every)
     return policy
 
 
