@@ -128,6 +128,12 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--profile", type=Path, default=None, help="cProfile of the server to this file")
     p.add_argument("--lag", type=Path, default=None, help="server event-loop lag log (JSON lines)")
     p.add_argument(
+        "--spy",
+        type=Path,
+        default=None,
+        help="py-spy profile (raw) of the server over each window, to FILE.N (py-spy installed)",
+    )
+    p.add_argument(
         "--server-arg",
         action="append",
         default=[],
@@ -199,7 +205,10 @@ async def _ramp(args: argparse.Namespace, server: ServerProcess, steps: list[int
             if not ready:
                 print(f"  ({n} clients: not all connected and seated in time)")
             await asyncio.sleep(args.warmup)
+            spy = await _spy(args.spy, server, args.window, len(rows))
             row = await _measure(loaders, server, base.rss, args.window)
+            if spy is not None:
+                await spy.wait()
             rows.append(row)
             print(_line(row), flush=True)
             if row.p99 is None or row.p99 > args.stop_p99 or not server.alive():
@@ -227,6 +236,19 @@ async def _ramp(args: argparse.Namespace, server: ServerProcess, steps: list[int
         for r in readers:
             r.cancel()
     return rows
+
+
+async def _spy(
+    out: Path | None, server: ServerProcess, window: float, n: int
+) -> asyncio.subprocess.Process | None:
+    # py-spy samples the server over the window (100 Hz, the GIL holder, native frames)
+    # into FILE.N; ``python -m domino_bench.spy FILE.N`` summarises. Sampling costs CPU.
+    if out is None:
+        return None
+    exe = Path(sys.executable).with_name("py-spy")
+    cmd = [str(exe), "record", "-p", str(server.pid), "-r", "100", "-d", str(round(window))]
+    cmd += ["-f", "raw", "--gil", "--native", "-o", f"{out}.{n}"]
+    return await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.DEVNULL)
 
 
 async def _wait_ready(loaders: list[Loader], clients: int, groups: int, timeout: float) -> bool:

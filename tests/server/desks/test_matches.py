@@ -7,7 +7,7 @@ import random
 
 from domino.rules.record import replay
 
-from ..harness import Harness, latest_state, lobby_with_bots, play_out, start
+from ..harness import Harness, answered, latest_state, lobby_with_bots, play_out, start
 
 
 def test_two_humans_a_bot_and_a_spectator_play_a_whole_match(h: Harness) -> None:
@@ -218,3 +218,39 @@ def test_joining_a_lobby_whose_match_runs_means_watching_it(h: Harness) -> None:
     h.settle()
     again = h.connect(zoe.token, "Zoe")
     assert again.recv_type("state")["you"] is None  # a reconnecting watcher watches again
+
+
+def test_a_human_move_does_not_wake_the_match_task_yet_the_next_clock_runs_out(
+    h: Harness,
+) -> None:
+    """A move that starts a human's clock leaves the match's task asleep: its wait (the
+    previous clock) ends first, and the task then waits for the new clock, which runs
+    out on time (RULES.md §10)."""
+    anna, ben = h.person("Anna"), h.person("Ben")
+    lobby_with_bots(anna, 2, [], joiners=(ben,))
+    st = start(anna)
+    mid = st["match_id"]
+    runner = h.service.runners[mid]
+    h.clock.advance(3.0)  # the mover thinks: the next clock starts later than this one
+    h.settle()
+    woken: list[float] = []
+    advance = runner.table.advance
+    runner.table.advance = lambda now: (woken.append(now), advance(now))[1]  # type: ignore[method-assign]
+    turn = st["view"]["turn"]
+    mover = (anna, ben)[turn]
+    state = latest_state(mover)
+    assert state is not None and state["view"]["legal"]
+    mover.send({"type": "move", "match": mid, "move": state["view"]["legal"][0], "v": state["v"]})
+    moved = mover.recv_until(answered(state["v"]))
+    assert moved["type"] == "state" and moved["view"]["turn"] == 1 - turn
+    h.settle()
+    assert woken == []  # the move did not wake the task
+    assert not runner.wake.is_set() and runner.until < runner.table.next_wakeup()  # type: ignore[operator]
+    # The clock of the seat now to move runs out at its own deadline.
+    deadline = runner.table.next_wakeup()
+    while not any(
+        e["kind"] == "timeout" for m in mover.drain() if m["type"] == "state" for e in m["events"]
+    ):
+        assert h.step()
+    assert h.clock.now() == deadline
+    assert woken and woken[-1] == deadline

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -116,6 +117,8 @@ class MatchRunner:
         self.left: set[int] = {i for i, s in enumerate(table.seats) if s.left}
         self.lock = asyncio.Lock()
         self.wake = asyncio.Event()
+        #: the time the task's current wait ends by itself (its ``due``; inf: none)
+        self.until = math.inf
         self.idle = False
         self.task: asyncio.Task[None] | None = None
         self.broken = False
@@ -169,6 +172,7 @@ class MatchRunner:
                         due = self.table.next_wakeup()
                     except PersistError:
                         due = clock.now() + RETRY_AFTER
+                    self.until = math.inf if due is None else due
                 if self.table.finished or self.broken:
                     break
                 self.idle = True
@@ -221,7 +225,14 @@ class MatchRunner:
                 )
                 if refused.code == "stale_version":
                     conn.send(self._snapshot(seat))
-        self.wake.set()
+            due = self.table.next_wakeup()
+            # The task need not wake when its wait already ends in time: a human's move
+            # starts the next turn's clock, later than the one the task waits for, and
+            # the task wakes then, finds nothing due and waits again. Waking it after
+            # every move cost a tenth of the server's time at 8,000 clients.
+            skip = not self.table.finished and (math.inf if due is None else due) >= self.until
+        if not skip:
+            self.wake.set()
         if leaving:
             await self.env.hooks.left(self, seat)
 

@@ -113,12 +113,15 @@ class Keepalive:
 class SocketProtocol(asyncio.Protocol):
     """One client's socket from the upgrade request to the close."""
 
+    _loop: asyncio.AbstractEventLoop  # from connection_made on
+
     __slots__ = (
         "_close_timer",
         "_fragments",
         "_getter",
         "_inbox",
         "_keepalive",
+        "_loop",
         "_paused_reading",
         "_response",
         "_writable",
@@ -173,8 +176,11 @@ class SocketProtocol(asyncio.Protocol):
     # -- asyncio.Protocol ------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        # The loop, asked once: Python 3.11's get_running_loop() makes a getpid() system
+        # call each time (2-4 % of the server's time when asked per message).
+        self._loop = asyncio.get_running_loop()
         self.connections.add(self)
-        self.last_seen = asyncio.get_running_loop().time()
+        self.last_seen = self._loop.time()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.connections.discard(self)
@@ -204,7 +210,7 @@ class SocketProtocol(asyncio.Protocol):
             if not self.handshaken:
                 self._read_request()
             return
-        self.last_seen = asyncio.get_running_loop().time()
+        self.last_seen = self._loop.time()
         self.ping_sent = None
         self._receive(data)
 
@@ -400,7 +406,7 @@ class SocketProtocol(asyncio.Protocol):
         while not self._inbox:
             if self.closed or self.ws.state is not OPEN:
                 raise Closed
-            self._getter = asyncio.get_running_loop().create_future()
+            self._getter = self._loop.create_future()
             try:
                 await self._getter
             finally:
