@@ -9,8 +9,7 @@ middleware coroutines) and spent a sixth of the server's time per frame sent.
 Here one socket is one :class:`SocketProtocol` with slots around one
 :class:`websockets.server.ServerProtocol`, one small inbox and the endpoint's
 coroutine (:func:`domino.server.transport.ws.serve_socket`, the same code the ASGI route
-runs), and keep-alive pings come from one task for all sockets instead of a
-timer each.
+runs), and keep-alive pings come from one task for all sockets, not a timer each.
 
 RFC 6455 itself is the library's: it parses and checks the opening request
 (method, ``Upgrade``, ``Connection``, the key) and builds the 101 answer; it
@@ -113,8 +112,6 @@ class Keepalive:
 class SocketProtocol(asyncio.Protocol):
     """One client's socket from the upgrade request to the close."""
 
-    _loop: asyncio.AbstractEventLoop  # from connection_made on
-
     __slots__ = (
         "_close_timer",
         "_fragments",
@@ -176,9 +173,7 @@ class SocketProtocol(asyncio.Protocol):
     # -- asyncio.Protocol ------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
-        # The loop, asked once: Python 3.11's get_running_loop() makes a getpid() system
-        # call each time (2-4 % of the server's time when asked per message).
-        self._loop = asyncio.get_running_loop()
+        self._loop = asyncio.get_running_loop()  # once: 3.11's asks getpid() each call
         self.connections.add(self)
         self.last_seen = self._loop.time()
 
