@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
@@ -205,13 +206,16 @@ class Player:
         if ws is None:
             return
         with contextlib.suppress(ConnectionClosed):
-            await ws.send(json.dumps(msg, separators=(",", ":")))
+            await ws.send(orjson.dumps(msg).decode())
 
     async def _read(self, ws: ClientConnection) -> None:
         try:
-            async for raw in ws:
+            while True:
+                # Bytes as they came (no text decoding) and orjson: the load generators
+                # share the machine with the server they measure, so their own CPU counts.
+                raw = await ws.recv(decode=False)
                 self.stats.received += 1
-                self._on(json.loads(raw))
+                self._on(orjson.loads(raw))
         except ConnectionClosed:
             pass
         finally:

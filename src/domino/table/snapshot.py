@@ -4,18 +4,47 @@ What the audience sees of the round is :mod:`domino.rules.audience`'s to decide
 (its :func:`~domino.rules.audience.view`, :func:`~domino.rules.audience.private_fields`);
 this module adds the public seat, clock and standings information and keeps the
 message's shape.
+
+Parts that stay the same over many messages (the rules, the seats, the standings,
+the score sheet, the round's history) are :class:`Shared` or :class:`SharedDict`
+objects: one object held by every message that shows that part, until it changes.
+A message is read-only once built, so they may be shared; the wire encoder keeps
+each one's JSON text on it (``wire``) and writes it into every message that holds it
+instead of encoding the part again for each audience and move.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from domino.rules import MatchState, RoundState, Rules, view
 from domino.rules.audience import private_fields
+from domino.rules.match import rank
 
 from .events import public_event
 from .model import SeatState
+
+
+class Shared(list[Any]):
+    """A list that many messages hold as the same object (so: never changed after it
+    is made). ``wire`` is free for the encoder to keep the list's encoding in."""
+
+    __slots__ = ("wire",)
+
+    def __init__(self, items: Iterable[Any] = ()) -> None:
+        super().__init__(items)
+        self.wire: object = None
+
+
+class SharedDict(dict[str, Any]):
+    """A dict that many messages hold as the same object (see :class:`Shared`)."""
+
+    __slots__ = ("wire",)
+
+    def __init__(self, items: dict[str, Any]) -> None:
+        super().__init__(items)
+        self.wire: object = None
 
 
 class TableFacts(Protocol):
@@ -24,6 +53,8 @@ class TableFacts(Protocol):
 
     #: The current round's public history as message dicts (:func:`_history` keeps it).
     history_cache: tuple[RoundState, list[dict[str, Any]]] | None
+    #: The shared parts of the last messages, by name, each with what it was made from.
+    parts_cache: dict[str, tuple[Any, ...]]
 
     @property
     def match(self) -> MatchState | None: ...
@@ -53,11 +84,12 @@ def _ms(seconds: float | None) -> int | None:
     return None if seconds is None else round(seconds * 1000)
 
 
-def _history(table: TableFacts, rnd: RoundState) -> list[dict[str, Any]]:
+def _history(table: TableFacts, rnd: RoundState) -> Shared:
     """The round's public history as dicts, each event converted once per round.
 
-    The table keeps the list; a message gets a new list holding the same dicts
-    (never changed after they are made), so earlier messages stay as they were.
+    The table keeps the list; messages get a :class:`Shared` copy of it, the same
+    one until the next event (the dicts in it are never changed after they are
+    made), so earlier messages stay as they were.
     """
     cached = table.history_cache
     if cached is None or cached[0] is not rnd:
@@ -68,7 +100,65 @@ def _history(table: TableFacts, rnd: RoundState) -> list[dict[str, Any]]:
     auto = table.auto_moves.get(table.match.round_no, set()) if table.match else set()
     for i in range(len(done), len(log)):
         done.append(public_event(log[i], i in auto))
-    return list(done)
+    last = table.parts_cache.get("history")
+    if last is not None and last[0] is rnd and len(last[1]) == len(done):
+        part: Shared = last[1]
+        return part
+    part = Shared(done)
+    table.parts_cache["history"] = (rnd, part)
+    return part
+
+
+def _rules_part(table: TableFacts) -> SharedDict:
+    rules = table.rules
+    last = table.parts_cache.get("rules")
+    if last is not None and last[0] is rules:
+        part: SharedDict = last[1]
+        return part
+    part = SharedDict({**rules.to_dict(), "target_points": rules.target_points})
+    table.parts_cache["rules"] = (rules, part)
+    return part
+
+
+def _seats_part(table: TableFacts) -> Shared:
+    rules = table.rules
+    seats = [st.to_dict(i, rules.side_of(i)) for i, st in enumerate(table.seats)]
+    last = table.parts_cache.get("seats")
+    if last is not None and last[0] == seats:
+        part: Shared = last[0]
+        return part
+    part = Shared(seats)
+    table.parts_cache["seats"] = (part,)
+    return part
+
+
+def _standings_part(table: TableFacts, m: MatchState) -> Shared:
+    rules = table.rules
+    scores = m.scores
+    last = table.parts_cache.get("standings")
+    if last is not None and last[0] is rules and last[1] == scores:
+        part: Shared = last[2]
+        return part
+    seats = range(rules.seats)
+    sides = [[i for i in seats if rules.side_of(i) == side] for side in range(rules.sides)]
+    part = Shared(
+        {"side": s.side, "seats": sides[s.side], "points": s.points, "place": s.place}
+        for s in rank(scores)
+    )
+    table.parts_cache["standings"] = (rules, scores, part)
+    return part
+
+
+def _round_points_part(table: TableFacts, m: MatchState) -> Shared:
+    # The score sheet: every finished round's points per side (round-end points plus
+    # that round's Fünferpunkte), public like the standings.
+    last = table.parts_cache.get("round_points")
+    if last is not None and last[0] is m and last[1] == len(m.results):
+        part: Shared = last[2]
+        return part
+    part = Shared(list(r.totals) for r in m.results)
+    table.parts_cache["round_points"] = (m, len(m.results), part)
+    return part
 
 
 def build(
@@ -82,15 +172,14 @@ def build(
     vd = view(m, audience, with_history=False, stopped=table.finished).to_dict()
     vd["history"] = _history(table, m.round)
     running = not table.finished and not m.round.over
-    seats = range(rules.seats)
     return {
         "type": "state",
         "v": table.version,
         "match_id": table.match_id,
         "you": audience,
         "phase": table.phase,
-        "rules": {**rules.to_dict(), "target_points": rules.target_points},
-        "seats": [st.to_dict(i, rules.side_of(i)) for i, st in enumerate(table.seats)],
+        "rules": _rules_part(table),
+        "seats": _seats_part(table),
         "view": vd,
         "clock": {
             "seat": m.round.turn if running else None,
@@ -98,19 +187,9 @@ def build(
             "remaining_ms": _ms(table.remaining(now)),
             "next_round_ms": _ms(table.until_next_round(now)),
         },
-        "events": [dict(e) for e in events],
-        "standings": [
-            {
-                "side": s.side,
-                "seats": [i for i in seats if rules.side_of(i) == s.side],
-                "points": s.points,
-                "place": s.place,
-            }
-            for s in m.standings()
-        ],
-        # The score sheet: every finished round's points per side (round-end points plus
-        # that round's Fünferpunkte), public like the standings.
-        "round_points": [list(r.totals) for r in m.results],
+        "events": Shared(dict(e) for e in events),
+        "standings": _standings_part(table, m),
+        "round_points": _round_points_part(table, m),
         "finished_reason": table.finished_reason,
         "xp": None if table.xp is None else list(table.xp),
     }

@@ -153,6 +153,8 @@ class Table:
         self._seen: Seen = (0, 0)
         # The current round's public history as message dicts (snapshot._history).
         self.history_cache: tuple[RoundState, list[dict[str, Any]]] | None = None
+        #: The messages' shared parts, with what each was made from (snapshot.py).
+        self.parts_cache: dict[str, tuple[Any, ...]] = {}
         #: Per round, the indices in the round's log of the moves the server made
         #: for a human seat (a stand-in or left seat's bot, an expired turn): their
         #: public events carry ``"auto": true`` (docs/match-state.md).

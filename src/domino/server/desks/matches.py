@@ -229,7 +229,7 @@ class MatchRunner:
             # The task need not wake when its wait already ends in time: a human's move
             # starts the next turn's clock, later than the one the task waits for, and
             # the task wakes then, finds nothing due and waits again. Waking it after
-            # every move cost a tenth of the server's time at 8,000 clients.
+            # every move took 8.7 % of the server's profile samples at 8,000 clients.
             skip = not self.table.finished and (math.inf if due is None else due) >= self.until
         if not skip:
             self.wake.set()
