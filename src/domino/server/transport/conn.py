@@ -36,7 +36,10 @@ def _part(obj: Any) -> Any:
     if isinstance(obj, Shared | SharedDict):
         wire = obj.wire
         if wire is None:
-            wire = obj.wire = orjson.Fragment(orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS))
+            # Kept as text: orjson's bytes keep their whole buffer (about 2 KB each,
+            # measured), a text copy only what it holds.
+            text = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+            wire = obj.wire = orjson.Fragment(text)
         return wire
     if isinstance(obj, str):
         return str.__str__(obj)
