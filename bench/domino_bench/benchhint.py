@@ -122,24 +122,30 @@ async def asker(
     rng = random.Random(i)
     async with connect(ws_url, origin=url, max_size=None) as ws:  # type: ignore[arg-type]
         await ws.send(json.dumps({"type": "hello", "token": token}))
-        asked: set[int] = set()
-        moved: set[int] = set()
+        # By (match, version): versions start at 1 again in every new game.
+        asked: set[tuple[str, int]] = set()
+        moved: set[tuple[str, int]] = set()
         started = False
+        # A hint asked and not yet answered: the state it brings (the log's "hint used"
+        # entry, one version on) is not a new turn to ask about again.
+        hinting = False
         last: dict[str, Any] = {}
         async for raw in ws:
             msg = json.loads(raw)
             kind = msg["type"]
             if kind == "welcome" or (kind == "state" and msg["phase"] == "match_over"):
+                hinting = False
                 if kind == "welcome" or started:
                     started = True
                     quick = {"type": "quick_game", "seats": 2, "level": "fortgeschritten"}
                     await ws.send(json.dumps({**quick, "leave": True}))
                 continue
             if kind == "hint_answer":
+                hinting = False
                 counts["answered"] += 1
                 await asyncio.sleep(args_delay(i))
-                if msg["v"] not in moved:
-                    moved.add(msg["v"])
+                if (msg["match"], msg["v"]) not in moved:
+                    moved.add((msg["match"], msg["v"]))
                     await ws.send(
                         json.dumps(
                             {
@@ -152,11 +158,16 @@ async def asker(
                     )
                 continue
             if kind == "error":
+                hinting = False
                 counts[msg["code"]] += 1
                 st = last.get("state")
-                if msg["code"].startswith("hint_") and st and st["v"] not in moved:
+                if (
+                    msg["code"].startswith("hint_")
+                    and st
+                    and (st["match_id"], st["v"]) not in moved
+                ):
                     # No hint this time: the player moves on its own.
-                    moved.add(st["v"])
+                    moved.add((st["match_id"], st["v"]))
                     await asyncio.sleep(args_delay(i))
                     move = rng.choice(st["view"]["legal"])
                     await ws.send(
@@ -171,14 +182,18 @@ async def asker(
             if v["turn"] != msg["you"] or not v["legal"]:
                 continue
             last["state"] = msg
-            if len(v["legal"]) > 1 and msg["v"] not in asked and (ASKING[0] or always):
-                asked.add(msg["v"])
+            if hinting:
+                continue
+            here = (msg["match_id"], msg["v"])
+            if len(v["legal"]) > 1 and here not in asked and (ASKING[0] or always):
+                asked.add(here)
+                hinting = True
                 counts["asked"] += 1
                 await ws.send(json.dumps({"type": "hint", "match": msg["match_id"], "v": msg["v"]}))
                 continue
-            if msg["v"] in moved:
+            if here in moved:
                 continue
-            moved.add(msg["v"])
+            moved.add(here)
             await asyncio.sleep(args_delay(i))
             await ws.send(
                 json.dumps(

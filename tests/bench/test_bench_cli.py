@@ -87,11 +87,13 @@ def test_bench_router_compares_both_clients(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_bench_hint_runs_at_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["bench", "hint", "--positions", "4", "--clients", "8", "--askers", "2"]
-    args += ["--warmup", "2", "--window", "3", "--pairs", "1", "--delay", "0.05"]
+    # Windows longer than the pause after a round (6 s), so each asker has turns in
+    # the "on" window wherever its game stands.
+    args = ["bench", "hint", "--positions", "4", "--clients", "8", "--askers", "3"]
+    args += ["--warmup", "2", "--window", "8", "--pairs", "1", "--delay", "0.05"]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "hint CPU (4 views" in text and "p99" in text
-    assert "hints with 2 askers:" in text
-    asked = text.split("hints with 2 askers:")[1].splitlines()[0]
+    assert "hints with 3 askers:" in text
+    asked = text.split("hints with 3 askers:")[1].splitlines()[0]
     assert "'asked'" in asked and "'answered'" in asked
