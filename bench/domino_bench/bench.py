@@ -120,12 +120,6 @@ def register(what: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--bots", type=int, default=0, help="bot seats per table")
     p.add_argument("--spectators", type=int, default=0, help="watchers per table")
     p.add_argument("--loaders", type=int, default=1, help="load processes")
-    p.add_argument(
-        "--loader-nice",
-        type=int,
-        default=0,
-        help="run the load processes at this nice level (the server stays at 0)",
-    )
     p.add_argument("--warmup", type=float, default=10.0)
     p.add_argument("--window", type=float, default=20.0)
     p.add_argument("--flood", action="store_true", help="re-measure the last step with a flooder")
@@ -183,8 +177,6 @@ async def _ramp(args: argparse.Namespace, server: ServerProcess, steps: list[int
     readers = []
     for i in range(max(1, args.loaders)):
         cmd = [sys.executable, "-m", "domino_bench.load", "--url", server.url]
-        if args.loader_nice:
-            cmd = ["nice", "-n", str(args.loader_nice), *cmd]
         cmd += ["--delay", str(args.delay), "--jitter", str(args.jitter)]
         cmd += ["--seats", str(args.seats), "--bots", str(args.bots)]
         cmd += ["--spectators", str(args.spectators), "--seed", str(i + 1)]
