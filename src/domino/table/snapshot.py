@@ -51,9 +51,8 @@ class TableFacts(Protocol):
     """What a ``state`` message reads of a table (:class:`domino.table.Table` is one):
     a door, so that this module need not import the table that imports it."""
 
-    #: The current round's public history as message dicts (:func:`_history` keeps it).
-    history_cache: tuple[RoundState, list[dict[str, Any]]] | None
-    #: The shared parts of the last messages, by name, each with what it was made from.
+    #: The shared parts of the last messages, by name, each with what it was made from
+    #: (``"history"`` also holds the round's events converted so far: :func:`_history`).
     parts_cache: dict[str, tuple[Any, ...]]
 
     @property
@@ -87,26 +86,25 @@ def _ms(seconds: float | None) -> int | None:
 def _history(table: TableFacts, rnd: RoundState) -> Shared:
     """The round's public history as dicts, each event converted once per round.
 
-    The table keeps the list; messages get a :class:`Shared` copy of it, the same
-    one until the next event (the dicts in it are never changed after they are
-    made), so earlier messages stay as they were.
+    The table keeps the list (``parts_cache["history"]``: the round, the list, the
+    last copy handed out); messages get a :class:`Shared` copy of it, the same one
+    until the next event (the dicts in it are never changed after they are made),
+    so earlier messages stay as they were.
     """
-    cached = table.history_cache
+    cached = table.parts_cache.get("history")
     if cached is None or cached[0] is not rnd:
-        cached = (rnd, [])
-        table.history_cache = cached
-    done = cached[1]
+        cached = (rnd, [], None)
+    _, done, part = cached
     log = rnd.log
+    if part is not None and len(done) == len(log):
+        shared: Shared = part
+        return shared
     auto = table.auto_moves.get(table.match.round_no, set()) if table.match else set()
     for i in range(len(done), len(log)):
         done.append(public_event(log[i], i in auto))
-    last = table.parts_cache.get("history")
-    if last is not None and last[0] is rnd and len(last[1]) == len(done):
-        part: Shared = last[1]
-        return part
-    part = Shared(done)
-    table.parts_cache["history"] = (rnd, part)
-    return part
+    shared = Shared(done)
+    table.parts_cache["history"] = (rnd, done, shared)
+    return shared
 
 
 def _rules_part(table: TableFacts) -> SharedDict:

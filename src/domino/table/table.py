@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from domino.bots import auto_move, make_bot
-from domino.rules import MatchState, Move, RoundState, Rules, RulesError, SeatView, view
+from domino.rules import MatchState, Move, Rules, RulesError, SeatView, view
 
 from . import snapshot as snap
 from .commands import BackCommand, Command, HintCommand, LeaveCommand
@@ -151,9 +151,8 @@ class Table:
         # Public events not yet sent, and how far the round's log has been read.
         self._events: list[dict[str, Any]] = []
         self._seen: Seen = (0, 0)
-        # The current round's public history as message dicts (snapshot._history).
-        self.history_cache: tuple[RoundState, list[dict[str, Any]]] | None = None
-        #: The messages' shared parts, with what each was made from (snapshot.py).
+        #: The messages' shared parts, with what each was made from, and the current
+        #: round's public history as message dicts (snapshot.py).
         self.parts_cache: dict[str, tuple[Any, ...]] = {}
         #: Per round, the indices in the round's log of the moves the server made
         #: for a human seat (a stand-in or left seat's bot, an expired turn): their

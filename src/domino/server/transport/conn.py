@@ -36,8 +36,8 @@ def _part(obj: Any) -> Any:
     if isinstance(obj, Shared | SharedDict):
         wire = obj.wire
         if wire is None:
-            # Kept as text: orjson's bytes keep their whole buffer (about 2 KB each,
-            # measured), a text copy only what it holds.
+            # Kept as text: orjson's bytes keep the whole buffer they were written into,
+            # a text copy only what it holds (docs/performance.md, KB per match).
             text = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
             wire = obj.wire = orjson.Fragment(text)
         return wire
