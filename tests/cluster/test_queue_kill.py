@@ -244,6 +244,17 @@ async def _play(s: Scene) -> dict[str, object]:
         return f"{len(late)} not told: " + "; ".join(f"{p.name} {queue_words(p)}" for p in late[:5])
 
     await s.until(everyone_seated, "everyone seated after the kill", lagging)
+
+    # A surviving node holds the pairing lease once the dead one's expires. Read after
+    # waiting, not at once: when the dead node had stored every table before the kill
+    # landed (a loaded machine reacts late), nobody needed a survivor to pair, and its
+    # lease may not have expired yet when everyone is seated.
+    async def taken_over() -> bool:
+        return await s.redis.get(s.lease) not in (None, holder)
+
+    await s.until(
+        taken_over, "a surviving node holds the pairing lease", lambda: f"killed {holder}"
+    )
     survivor = await s.redis.get(s.lease)
 
     # 4. The database: nobody waits, everyone in one match and in its lobby.

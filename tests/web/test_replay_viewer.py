@@ -508,6 +508,43 @@ def test_the_replay_opened_from_the_profile_starts_at_its_head(
     assert_no_js_errors(page)
 
 
+def test_a_profile_drawn_late_does_not_cover_the_replay_opened_meanwhile(
+    finished: dict[str, Any], server: str, browser: Any
+) -> None:
+    """The profile is drawn again (its socket's welcome, say) while its answer is slow, and
+    the player opens a replay from the list meanwhile: the late profile stays unseen."""
+    page = new_page(browser, storage_state=finished["storage"], **DESKTOP)
+    page.goto(server + "/#/profile")
+    link = page.locator(f".recent-list li[data-match='{finished['id']}']").get_by_role(
+        "link", name="Spielbericht ansehen"
+    )
+    link.wait_for()
+    held: list[Any] = []
+    page.route(re.compile(r"/api/me$"), lambda route: held.append(route))
+    # A second drawing of the profile, waiting for its answer.
+    with page.expect_request(lambda r: r.url.endswith("/api/me")):
+        page.evaluate("window.dispatchEvent(new HashChangeEvent('hashchange'))")
+    link.click()
+    page.locator(VIEWER).wait_for()
+    # One held answer, or two: the socket's welcome may draw the profile again too.
+    assert held, "the second drawing asked for nothing"
+    finished_me: list[str] = []
+
+    def all_answered(r: Any) -> bool:
+        if r.url.endswith("/api/me"):
+            finished_me.append(r.url)
+        return len(finished_me) == len(held)
+
+    with page.expect_event("requestfinished", all_answered):
+        for route in held:
+            route.continue_()
+    # The late drawing's remaining steps run in the page's next turns.
+    page.evaluate("() => new Promise((ok) => setTimeout(() => requestAnimationFrame(ok), 0))")
+    assert page.locator(VIEWER).is_visible()
+    assert page.locator(".recent-list").count() == 0
+    assert_no_js_errors(page)
+
+
 # -- the server's moves for a player ----------------------------------------------------------
 def test_a_move_the_server_made_for_the_player_reads_as_the_bots(server: str, browser: Any) -> None:
     """Her clock runs out once: the replay tells those moves as the live log did ("Der Bot

@@ -174,6 +174,7 @@ async function render() {
     } else screen = lobbyScreen(app.lobby, { send, toast, home: () => { app.leftNotice = false; send({ type: "leave_lobby" }); go("#/"); }, level: botLevel(), notice: app.leftNotice ? leftNotice() : null });
   } else if (r.name === "profile") {
     screen = await profileScreen();
+    if (nr !== renders) return; // its answer came late: a newer screen is shown
   } else {
     screen = homeScreen();
     // The list is asked for on entering the screen and then every few seconds; its answer
