@@ -106,9 +106,14 @@ async def test_nobody_is_in_two_lobbies(db: Database) -> None:
     assert await db.lobby_of("p1") is None
     await db.save_lobby("BBBB3333", "open", {"n": 2}, 2.0, w, joined=["p1"])
     assert await db.lobby_of("p1") == "BBBB3333"
+    # The lobby with its version by a member, in one statement (presence asks it).
+    row = await db.lobby_row_of("p1")
+    assert row is not None and (row.doc, row.version) == ({"n": 2}, w + 1)
+    assert await db.lobby_row_of("p3") is None
     # A closed lobby keeps no members.
     await db.save_lobby("BBBB3333", "closed", {"n": 3}, 3.0, w + 1)
     assert await db.lobby_of("p1") is None and await db.lobby_of("p2") is None
+    assert await db.lobby_row_of("p1") is None and await db.lobby_row_of("p2") is None
 
 
 async def test_the_match_log_is_append_only_and_replayable(db: Database) -> None:

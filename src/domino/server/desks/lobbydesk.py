@@ -189,14 +189,16 @@ class LobbyDesk(LobbyViews, Rematches):
         task.add_done_callback(self._tasks.discard)
 
     async def _presence(self, profile: str) -> None:
+        # Every node asks this of every change of presence anywhere: one statement.
         try:
-            code = await self.db.lobby_of(profile)
-            read = await self._read(code) if code is not None else None
+            row = await self.db.lobby_row_of(profile)
         except Exception:  # the database away: the next change of the lobby tells it
             log.warning("presence of %s not told", profile, exc_info=True)
             return
-        if read is not None:
-            self.broadcast(read[0], here=True)
+        if row is not None:
+            lobby = Lobby.from_dict(row.doc)
+            self._remember(lobby)
+            self.broadcast(lobby, here=True)
 
     async def stop(self) -> None:
         """End the presence tasks."""

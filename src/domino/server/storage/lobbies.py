@@ -154,6 +154,19 @@ class LobbyStore(Core):
             row = (await conn.execute(sa.select(m.c.code).where(m.c.profile_id == pid))).first()
         return None if row is None else str(row.code)
 
+    async def lobby_row_of(self, pid: str) -> StoredLobby | None:
+        """The lobby ``pid`` is in (not closed), with its version: :meth:`lobby_of` and
+        :meth:`lobby_row` in one statement (a change of presence asks it on every node)."""
+        m, t = self.t.members, self.t.lobbies
+        query = (
+            sa.select(t.c.data, t.c.version)
+            .join_from(m, t, t.c.code == m.c.code)
+            .where(m.c.profile_id == pid, t.c.status != "closed")
+        )
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else StoredLobby(dict(json.loads(row.data)), int(row.version))
+
     async def lobbies_of(self, pids: Sequence[str]) -> dict[str, str]:
         """profile -> the code of its lobby (not closed), for those of ``pids`` in one (one
         statement: the matchmaking queue's pass asks for all its players at once)."""
