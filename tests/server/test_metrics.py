@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
+import pytest
+from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.parser import text_string_to_metric_families
 
-from domino.server.metrics import JsonLines, Metrics, Text
+from domino.server.metrics import LATENCY_BUCKETS, JsonLines, LoopHistogram, Metrics, Text
 from domino.server.run import free_port
 
 from .harness import Harness, answered, harness, lobby_with_bots, start
@@ -76,6 +79,31 @@ def test_metrics_count_sockets_matches_commands_and_latency(h: Harness) -> None:
     anna.close()
     h.settle()
     assert scrape(h)[("domino_sockets", ())] == 1
+
+
+def test_the_loops_histogram_exports_what_the_librarys_would() -> None:
+    """The command and append histograms are plain numbers (no lock per update); their
+    exposition is the library's histogram's, every bound hit exactly included."""
+    rng = random.Random(7)
+    values = [*LATENCY_BUCKETS, 0.0, 9.0, *(rng.uniform(0, 6) ** 3 / 20 for _ in range(500))]
+    ours = LoopHistogram(LATENCY_BUCKETS)
+    registry = CollectorRegistry()
+    theirs = Histogram("x", "x", buckets=LATENCY_BUCKETS, registry=registry)
+    for v in values:
+        ours.observe(v)
+        theirs.observe(v)
+    want = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for f in registry.collect()
+        for s in f.samples
+        if not s.name.endswith("_created")
+    }
+    got = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value for s in ours.family("x", "x").samples
+    }
+    assert got.keys() == want.keys() and len(got) == len(LATENCY_BUCKETS) + 3
+    for k, v in want.items():
+        assert got[k] == pytest.approx(v), k
 
 
 def test_metrics_are_not_in_the_api_schema(h: Harness) -> None:

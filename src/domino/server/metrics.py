@@ -42,10 +42,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import secrets
 import sys
 import time
 import traceback
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -56,9 +58,8 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     Gauge,
-    Histogram,
 )
-from prometheus_client.core import CounterMetricFamily
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
 #: Latency buckets in seconds, from a fast command (≈ 1 ms) to a stalled one.
@@ -115,42 +116,26 @@ class Metrics:
                 "domino_router_backlog", "Messages queued for Redis, not yet sent", registry=r
             ).set_function(lambda: float(router.backlog))
             r.register(_Dropped(router))
-        self.commands = Counter(
-            "domino_commands",
-            "Commands for a match, by kind and result",
-            ["kind", "result"],
-            registry=r,
-        )
-        self.command_seconds = Histogram(
-            "domino_command_seconds",
-            "From a command's arrival at its match to its messages queued",
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.append_seconds = Histogram(
-            "domino_append_seconds",
-            "One append of match log entries, commit included",
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.router_messages = Counter(
-            "domino_router_messages",
-            "Per-audience messages handed to the router",
-            ["audience"],
-            registry=r,
-        )
+        # The figures counted on every command and message are plain numbers of the event
+        # loop's thread, read when scraped (:class:`_LoopFigures`): a library counter
+        # takes a lock per update (3.7 % of the server's samples at 8,000 clients,
+        # docs/performance.md).
+        self.commands: dict[tuple[str, str], int] = {}
+        self.command_seconds = LoopHistogram(LATENCY_BUCKETS)
+        self.append_seconds = LoopHistogram(LATENCY_BUCKETS)
+        self.routed_seat = 0
+        self.routed_spectators = 0
+        r.register(_LoopFigures(self))
         self.takeovers = Counter(
             "domino_lease_takeovers",
             "Matches this node took over from another node",
             registry=r,
         )
-        # Children made once: labels() is a dictionary lookup under a lock.
-        self._seat = self.router_messages.labels("seat")
-        self._spectators = self.router_messages.labels("spectators")
 
     def command(self, kind: str, result: str, seconds: float) -> None:
         """One command handled by a match."""
-        self.commands.labels(kind, result).inc()
+        key = (kind, result)
+        self.commands[key] = self.commands.get(key, 0) + 1
         self.command_seconds.observe(seconds)
 
     def append(self, seconds: float) -> None:
@@ -159,7 +144,10 @@ class Metrics:
 
     def routed(self, seat: int | None) -> None:
         """One message for a seat (``None``: the spectators) went to the router."""
-        (self._spectators if seat is None else self._seat).inc()
+        if seat is None:
+            self.routed_spectators += 1
+        else:
+            self.routed_seat += 1
 
     def render(self) -> bytes:
         """The text exposition format."""
@@ -242,6 +230,73 @@ class ClusterFigures(Protocol):
     def dropped(self) -> int:
         """Messages dropped because that queue was full."""
         ...
+
+
+class LoopHistogram:
+    """A histogram kept as plain numbers, updated on the event loop's thread only (no
+    lock); exported by :class:`_LoopFigures` as the library's histogram would be."""
+
+    __slots__ = ("bounds", "counts", "sum")
+
+    def __init__(self, bounds: tuple[float, ...]) -> None:
+        self.bounds = bounds
+        self.counts = [0] * (len(bounds) + 1)  # the last: above every bound
+        self.sum = 0.0
+
+    def observe(self, value: float) -> None:
+        """Count ``value`` in the first bucket whose bound it does not exceed."""
+        self.counts[bisect_left(self.bounds, value)] += 1
+        self.sum += value
+
+    def family(self, name: str, documentation: str) -> HistogramMetricFamily:
+        """The histogram as the library exports one: cumulative buckets, count, sum."""
+        counts, total = list(self.counts), self.sum  # one reading, consistent
+        buckets: list[tuple[str, float]] = []
+        seen = 0
+        for bound, n in zip((*self.bounds, math.inf), counts, strict=True):
+            seen += n
+            buckets.append(("+Inf" if bound == math.inf else repr(float(bound)), seen))
+        out = HistogramMetricFamily(name, documentation)
+        out.add_metric([], buckets, total)
+        return out
+
+
+class _LoopFigures:
+    """The counters and histograms :class:`Metrics` keeps as plain numbers, read when
+    scraped: ``domino_commands_total``, ``domino_command_seconds``,
+    ``domino_append_seconds`` and ``domino_router_messages_total``."""
+
+    def __init__(self, m: Metrics) -> None:
+        self.m = m
+
+    def describe(self) -> list[Metric]:
+        return self.collect()
+
+    def collect(self) -> list[Metric]:
+        m = self.m
+        commands = CounterMetricFamily(
+            "domino_commands", "Commands for a match, by kind and result", labels=["kind", "result"]
+        )
+        for (kind, result), n in sorted(m.commands.items()):
+            commands.add_metric([kind, result], n)
+        routed = CounterMetricFamily(
+            "domino_router_messages",
+            "Per-audience messages handed to the router",
+            labels=["audience"],
+        )
+        routed.add_metric(["seat"], m.routed_seat)
+        routed.add_metric(["spectators"], m.routed_spectators)
+        return [
+            commands,
+            m.command_seconds.family(
+                "domino_command_seconds",
+                "From a command's arrival at its match to its messages queued",
+            ),
+            m.append_seconds.family(
+                "domino_append_seconds", "One append of match log entries, commit included"
+            ),
+            routed,
+        ]
 
 
 class _Dropped:
