@@ -4,7 +4,7 @@
 collapsed stack per line (``frame;frame;... count``). This prints the share
 of samples per thread, the functions that were on top of the stack (self
 time) and the functions anywhere on the stack (inclusive time):
-``python -m domino_bench.spy spy.txt``.
+``python -m domino_bench.spy [--top N] spy.txt``.
 """
 
 from __future__ import annotations
@@ -49,9 +49,13 @@ def summarise(path: Path, top: int = 25) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the summary of each file given."""
-    for name in argv if argv is not None else sys.argv[1:]:
-        print("\n".join(summarise(Path(name))))
+    """Print the summary of each file given (``--top N``: N self lines, 2N inclusive)."""
+    args = list(argv if argv is not None else sys.argv[1:])
+    top = 25
+    if args[:1] == ["--top"] and len(args) > 1 and args[1].isdigit():
+        top, args = int(args[1]), args[2:]
+    for name in args:
+        print("\n".join(summarise(Path(name), top)))
     return 0
 
 
