@@ -118,7 +118,7 @@ class Metrics:
             r.register(_Dropped(router))
         # The figures counted on every command and message are plain numbers of the event
         # loop's thread, read when scraped (:class:`_LoopFigures`): a library counter
-        # takes a lock per update (3.7 % of the server's samples at 8,000 clients,
+        # takes a lock per update (3.9 % of the server's samples at 8,000 clients,
         # docs/performance.md).
         self.commands: dict[tuple[str, str], int] = {}
         self.command_seconds = LoopHistogram(LATENCY_BUCKETS)

@@ -39,7 +39,7 @@ from domino.server.desks.matches import MatchRunner
 from domino.server.desks.rematch import Rematches, drop_stale
 from domino.server.settings import Settings
 from domino.server.storage.db import Database
-from domino.server.storage.lobbies import InOtherLobby, LobbyConflict
+from domino.server.storage.lobbies import InOtherLobby, LobbyConflict, StoredLobby
 from domino.server.transport.conn import Conn
 
 log = logging.getLogger(__name__)
@@ -95,11 +95,13 @@ class LobbyDesk(LobbyViews, Rematches):
 
     async def _read(self, code: str) -> tuple[Lobby, int] | None:
         row = await self.db.lobby_row(code)
-        if row is None:
-            return None
+        return None if row is None else (self._known(row), row.version)
+
+    def _known(self, row: StoredLobby) -> Lobby:
+        """The lobby of a stored row, remembered as this node's view of it."""
         lobby = Lobby.from_dict(row.doc)
         self._remember(lobby)
-        return lobby, row.version
+        return lobby
 
     async def _edit(self, code: str, change: Change) -> Lobby:
         """Apply ``change`` to the stored lobby and store it over the version read; when
@@ -196,9 +198,7 @@ class LobbyDesk(LobbyViews, Rematches):
             log.warning("presence of %s not told", profile, exc_info=True)
             return
         if row is not None:
-            lobby = Lobby.from_dict(row.doc)
-            self._remember(lobby)
-            self.broadcast(lobby, here=True)
+            self.broadcast(self._known(row), here=True)
 
     async def stop(self) -> None:
         """End the presence tasks."""

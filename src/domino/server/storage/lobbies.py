@@ -38,6 +38,11 @@ class StoredLobby:
     version: int
 
 
+def _stored(row: Any) -> StoredLobby:
+    """A lobby row's document and version."""
+    return StoredLobby(dict(json.loads(row.data)), int(row.version))
+
+
 async def put_lobby(
     tables: Tables,
     conn: AsyncConnection,
@@ -140,7 +145,7 @@ class LobbyStore(Core):
                     sa.select(t.c.data, t.c.version).where(t.c.code == code, t.c.status != "closed")
                 )
             ).first()
-        return None if row is None else StoredLobby(dict(json.loads(row.data)), int(row.version))
+        return None if row is None else _stored(row)
 
     async def lobby_doc(self, code: str) -> dict[str, Any] | None:
         """A lobby's stored document that is not closed (``None``: unknown or closed)."""
@@ -165,7 +170,7 @@ class LobbyStore(Core):
         )
         async with self.engine.connect() as conn:
             row = (await conn.execute(query)).first()
-        return None if row is None else StoredLobby(dict(json.loads(row.data)), int(row.version))
+        return None if row is None else _stored(row)
 
     async def lobbies_of(self, pids: Sequence[str]) -> dict[str, str]:
         """profile -> the code of its lobby (not closed), for those of ``pids`` in one (one
