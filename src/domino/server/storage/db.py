@@ -100,5 +100,4 @@ class Database(
     async def close(self) -> None:
         """Finish pending appends, then release the connections."""
         await self._stop_appending()
-        self._close_writer()
         await self.engine.dispose()

@@ -31,9 +31,6 @@ __all__ = ["CHECKPOINT_EVERY", "MatchLog"]
 
 #: Seconds between WAL checkpoints of a SQLite database (see MatchLog._checkpoint_every).
 CHECKPOINT_EVERY = 1.0
-#: Seconds between the starts of two commits of appends on SQLite, at least: under load
-#: the appends of that time share one (see MatchLog._flush).
-APPEND_PACE = 0.01
 
 
 #: One waiting append: its match, fencing token, rows and the future its caller awaits.
@@ -71,7 +68,6 @@ class MatchLog(Core):
         self._pg: Any = None
         self._pg_used = 0.0
         self._checkpointer: asyncio.Task[None] | None = None
-        self._last_commit = 0.0  # when the last SQLite commit of appends started (loop time)
         self._insert_sql = (
             f'INSERT INTO "{self.t.log.name}" (match_id, idx, entry) VALUES (?, ?, ?)'
         )
@@ -177,20 +173,12 @@ class MatchLog(Core):
             return [json.loads(r.entry) for r in rows]
 
     async def _flush(self) -> None:
-        loop = asyncio.get_running_loop()
         while self._pending:
             if self._appender is not None:
                 assert self._write_lock is not None
-                # Paced: a commit alone costs the loop several times the CPU per entry of
-                # one carrying 16 or more (docs/performance.md), so under load the appends
-                # of APPEND_PACE share one; alone, an append commits at once.
-                wait = self._last_commit + APPEND_PACE - loop.time()
-                if wait > 0:
-                    await asyncio.sleep(wait)
                 async with self._write_lock:
                     # No other writer is inside a transaction now; everything that arrived
                     # while we waited goes into this one.
-                    self._last_commit = loop.time()
                     batch, self._pending = self._pending, []
                     self._store_entries(self._appender, batch)
                 continue
@@ -309,9 +297,9 @@ class MatchLog(Core):
         return refused
 
     async def _checkpoint_every(self, period: float) -> None:
-        """Checkpoint the WAL in a worker thread every ``period`` seconds, holding the write
-        lock (PASSIVE: it never waits for readers; what a reader still needs waits for the
-        next one). The event loop goes on meanwhile; only writes wait for it."""
+        """Checkpoint the WAL in a worker thread every ``period`` seconds (PASSIVE: it
+        never waits for, nor blocks, the writer; what it cannot copy yet waits for the
+        next one)."""
         path = self._sqlite_path
         assert path is not None
 
@@ -322,17 +310,10 @@ class MatchLog(Core):
             finally:
                 con.close()
 
-        lock = self._write_lock
-        assert lock is not None
         while True:
             await asyncio.sleep(period)
             try:
-                # No write between: the checkpoint can copy the whole WAL, and the next
-                # write then starts it over from its beginning. With writes beside it a
-                # checkpoint never caught up once the writes went to the loop's thread, and
-                # the WAL grew without end (577 MB in two minutes at 8,000 clients).
-                async with lock:
-                    await asyncio.to_thread(checkpoint)
+                await asyncio.to_thread(checkpoint)
             except sqlite3.Error:
                 continue  # busy or locked: the next one will do
 
