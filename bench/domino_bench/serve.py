@@ -20,6 +20,7 @@ import dataclasses
 import gc
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,11 +90,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-async def watch_lag(path: Path, period: float = 0.05) -> None:
+async def watch_lag(path: Path, commands: Callable[[], int], period: float = 0.05) -> None:
     """Append one JSON line per second: the event loop's worst and mean lateness (ms).
 
     A timer that fires late means the loop was busy (or the process was not
     scheduled): the part of a command's latency the server adds by waiting.
+    ``commands`` counts the commands handled so far (a move counts once it is stored):
+    each line also gives those of the second and the most of one ``period``, which shows
+    whether they are answered evenly or in bursts.
     """
     loop = asyncio.get_running_loop()
     gc_pauses: list[float] = []
@@ -125,14 +129,20 @@ async def watch_lag(path: Path, period: float = 0.05) -> None:
     with path.open("a") as out:
         while True:
             worst, total, n = 0.0, 0.0, 0
+            first = last = commands()
+            most = 0
             start = loop.time()
             while loop.time() - start < 1.0:
                 t = loop.time()
                 await asyncio.sleep(period)
                 late = loop.time() - t - period
                 worst, total, n = max(worst, late), total + late, n + 1
+                now = commands()
+                most, last = max(most, now - last), now
             line: dict[str, Any] = {"t": round(time.time(), 1), "max_ms": round(worst * 1000, 1)}
             line["mean_ms"] = round(total / max(n, 1) * 1000, 2)
+            line["commands"] = last - first
+            line["commands_max_tick"] = most
             line["gc_max_ms"] = round(max(gc_pauses, default=0.0) * 1000, 1)
             line["gc_ms"] = round(sum(gc_pauses) * 1000, 1)
             gc_pauses.clear()
@@ -169,7 +179,12 @@ async def serve(server: Any, lag: Path | None) -> None:
     """Run uvicorn's server, with the lag watcher beside it if asked."""
     helpers = []
     if lag is not None:
-        helpers.append(asyncio.create_task(watch_lag(lag)))
+        metrics = server.config.app.state.service.metrics
+
+        def commands() -> int:
+            return sum(metrics.command_seconds.counts)
+
+        helpers.append(asyncio.create_task(watch_lag(lag, commands)))
     try:
         await server.serve()
     finally:

@@ -7,7 +7,7 @@ import asyncio
 from domino_bench import benchgroupcommit
 
 
-def test_every_size_is_measured_over_stored_entries(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_every_size_is_measured_over_its_commits(capsys) -> None:  # type: ignore[no-untyped-def]
     assert benchgroupcommit.main(["40", "1,8"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == ["1", "8"]
