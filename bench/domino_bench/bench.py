@@ -100,6 +100,8 @@ class Row:
     loadavg: float | None = None
     error_kinds: dict[str, int] = field(default_factory=dict)
     flood: dict[str, Any] = field(default_factory=dict)
+    #: Tables that have started a match (``matches``: those in one when measured).
+    seated: int = 0
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -203,7 +205,8 @@ async def _ramp(args: argparse.Namespace, server: ServerProcess, steps: list[int
                 await ld.send(f"groups {g}")
             ready = await _wait_ready(loaders, groups * per_group, groups, timeout=60 + n * 0.05)
             if not ready:
-                print(f"  ({n} clients: not all connected and seated in time)")
+                seated = sum(ld.last.get("tables_seated", 0) for ld in loaders)
+                print(f"  ({n} clients: not all connected and seated in time: {seated} tables)")
             await asyncio.sleep(args.warmup)
             spy = await _spy(args.spy, server, args.window, len(rows))
             row = await _measure(loaders, server, base.rss, args.window)
@@ -255,8 +258,9 @@ async def _wait_ready(loaders: list[Loader], clients: int, groups: int, timeout:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         conn = sum(ld.last.get("connected", 0) for ld in loaders)
-        live = sum(ld.last.get("matches_live", 0) for ld in loaders)
-        if conn >= clients and live >= groups:
+        # Seated, not live: a table between two matches is seated all the same.
+        seated = sum(ld.last.get("tables_seated", 0) for ld in loaders)
+        if conn >= clients and seated >= groups:
             return True
         await asyncio.sleep(0.5)
     return False
@@ -282,12 +286,14 @@ async def _measure(
         for k, n in ld.closes.items():
             errors[f"close {k}"] = errors.get(f"close {k}", 0) + n
     matches = sum(ld.last.get("matches_live", 0) for ld in loaders)
+    seated = sum(ld.last.get("tables_seated", 0) for ld in loaders)
     rss = s1.rss if s1 else 0
     acked = sum(ld.acked for ld in loaders)
     cpu = s1.cpu - s0.cpu if s0 and s1 else float("nan")
     return Row(
         clients=sum(ld.last.get("connected", 0) for ld in loaders),
         matches=matches,
+        seated=seated,
         cmds_per_s=acked / dt,
         p50=percentile(lat, 0.50),
         p95=percentile(lat, 0.95),

@@ -55,6 +55,8 @@ class Stats:
     in_match: int = 0
     matches_live: int = 0
     matches_done: int = 0
+    #: Tables that have started a match (a table between two matches is still seated).
+    tables_seated: int = 0
 
     def error(self, what: str) -> None:
         """Count one error of kind ``what``."""
@@ -73,6 +75,7 @@ class Stats:
             "in_match": self.in_match,
             "matches_live": self.matches_live,
             "matches_done": self.matches_done,
+            "tables_seated": self.tables_seated,
         }
         self.sent = self.acked = self.received = 0
         self.latencies = []
@@ -427,6 +430,8 @@ class Group:
                 break
             host.match = None
             await host.send({"type": "start"})
+            if self.played == 0:
+                self.stats.tables_seated += 1
             self.stats.matches_live += 1
             self.stats.in_match += len(self.players)
             try:
