@@ -23,6 +23,7 @@ import math
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -206,7 +207,15 @@ async def _ramp(args: argparse.Namespace, server: ServerProcess, steps: list[int
             ready = await _wait_ready(loaders, groups * per_group, groups, timeout=60 + n * 0.05)
             if not ready:
                 seated = sum(ld.last.get("tables_seated", 0) for ld in loaders)
-                print(f"  ({n} clients: not all connected and seated in time: {seated} tables)")
+                conn = sum(ld.last.get("connected", 0) for ld in loaders)
+                errs = Counter[str]()
+                for ld in loaders:
+                    errs.update(ld.errors)
+                    errs.update({f"close {k}": v for k, v in ld.closes.items()})
+                print(
+                    f"  ({n} clients: not all connected and seated in time:"
+                    f" {conn} connected, {seated} tables seated, errors {dict(errs)})"
+                )
             await asyncio.sleep(args.warmup)
             spy = await _spy(args.spy, server, args.window, len(rows))
             row = await _measure(loaders, server, base.rss, args.window)
