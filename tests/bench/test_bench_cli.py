@@ -24,7 +24,9 @@ def test_bench_server_runs_a_small_ramp(tmp_path: Path, capsys: pytest.CaptureFi
     text = capsys.readouterr().out
     assert "clients" in text and "p99 ms" in text and "knee" in text
     rows = json.loads(out_json.read_text())["rows"]
-    assert rows[0]["clients"] == 8 and rows[0]["matches"] == 2
+    assert rows[0]["clients"] == 8 and rows[0]["seated"] == 2
+    # At 0.05 s a move, a table may be between two matches when measured: seated, not live.
+    assert rows[0]["matches"] <= 2 and "not all connected" not in text
     assert rows[0]["cmds_per_s"] > 0 and rows[0]["p99"] is not None
     assert (tmp_path / "p.png").stat().st_size > 1000
 
