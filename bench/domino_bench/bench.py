@@ -206,15 +206,11 @@ async def _ramp(args: argparse.Namespace, server: ServerProcess, steps: list[int
                 await ld.send(f"groups {g}")
             ready = await _wait_ready(loaders, groups * per_group, groups, timeout=60 + n * 0.05)
             if not ready:
-                seated = sum(ld.last.get("tables_seated", 0) for ld in loaders)
-                conn = sum(ld.last.get("connected", 0) for ld in loaders)
-                errs = Counter[str]()
-                for ld in loaders:
-                    errs.update(ld.errors)
-                    errs.update({f"close {k}": v for k, v in ld.closes.items()})
                 print(
                     f"  ({n} clients: not all connected and seated in time:"
-                    f" {conn} connected, {seated} tables seated, errors {dict(errs)})"
+                    f" {_total(loaders, 'connected')} connected,"
+                    f" {_total(loaders, 'tables_seated')} tables seated,"
+                    f" errors {_error_kinds(loaders)})"
                 )
             await asyncio.sleep(args.warmup)
             spy = await _spy(args.spy, server, args.window, len(rows))
@@ -266,13 +262,25 @@ async def _spy(
 async def _wait_ready(loaders: list[Loader], clients: int, groups: int, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        conn = sum(ld.last.get("connected", 0) for ld in loaders)
         # Seated, not live: a table between two matches is seated all the same.
-        seated = sum(ld.last.get("tables_seated", 0) for ld in loaders)
-        if conn >= clients and seated >= groups:
+        if _total(loaders, "connected") >= clients and _total(loaders, "tables_seated") >= groups:
             return True
         await asyncio.sleep(0.5)
     return False
+
+
+def _total(loaders: list[Loader], key: str) -> int:
+    """The sum of one count of the loaders' latest reports."""
+    return sum(int(ld.last.get(key, 0)) for ld in loaders)
+
+
+def _error_kinds(loaders: list[Loader]) -> dict[str, int]:
+    """The loaders' errors and closes since their last reset, by kind."""
+    kinds = Counter[str]()
+    for ld in loaders:
+        kinds.update(ld.errors)
+        kinds.update({f"close {k}": n for k, n in ld.closes.items()})
+    return dict(kinds)
 
 
 async def _measure(
@@ -288,19 +296,14 @@ async def _measure(
     dt = time.monotonic() - t0
     l1 = sum(ld.last.get("cpu") or 0.0 for ld in loaders)
     lat = [x for ld in loaders for x in ld.lat]
-    errors: dict[str, int] = {}
-    for ld in loaders:
-        for k, n in ld.errors.items():
-            errors[k] = errors.get(k, 0) + n
-        for k, n in ld.closes.items():
-            errors[f"close {k}"] = errors.get(f"close {k}", 0) + n
-    matches = sum(ld.last.get("matches_live", 0) for ld in loaders)
-    seated = sum(ld.last.get("tables_seated", 0) for ld in loaders)
+    errors = _error_kinds(loaders)
+    matches = _total(loaders, "matches_live")
+    seated = _total(loaders, "tables_seated")
     rss = s1.rss if s1 else 0
     acked = sum(ld.acked for ld in loaders)
     cpu = s1.cpu - s0.cpu if s0 and s1 else float("nan")
     return Row(
-        clients=sum(ld.last.get("connected", 0) for ld in loaders),
+        clients=_total(loaders, "connected"),
         matches=matches,
         seated=seated,
         cmds_per_s=acked / dt,
